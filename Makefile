@@ -1,0 +1,85 @@
+# Makefile - privd: build, test and run. See README.md.
+#
+#   make            build server/privd and client/privctl
+#   make run        private slapd with the demo data, privd on 127.0.0.1:$(PORT)
+#   make check      unit tests (under valgrind) and integration tests
+#   make asan       the whole suite built with ASan + UBSan
+#   make deps       install missing Debian packages (as root)
+
+CC	?= cc
+B	?= build/release
+OPT	?= -O2 -g
+SAN	?=
+PORT	?= 8080
+VALGRIND ?= valgrind -q --error-exitcode=99 --leak-check=full \
+	--errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect
+
+CFLAGS	= -std=c11 -Wall -Wextra -Werror $(OPT) $(SAN) -D_GNU_SOURCE -MMD -MP \
+	  -Iserver
+LDFLAGS	= $(SAN)
+LIBS	= -lldap -llber -lmicrohttpd -lyaml -ljansson -lnettle -lpthread
+
+ifeq ($(B),build/release)
+PRIVD	= server/privd
+PRIVCTL	= client/privctl
+else
+PRIVD	= $(B)/privd
+PRIVCTL	= $(B)/privctl
+endif
+
+SRV_SRC	= $(filter-out server/main.c,$(wildcard server/*.c))
+SRV_OBJ	= $(SRV_SRC:%.c=$(B)/%.o)
+UNIT_SRC = $(wildcard tests/test_*.c)
+UNIT_BIN = $(UNIT_SRC:tests/%.c=$(B)/tests/%)
+INTEG_BIN = $(B)/tests/integration/test_api
+
+.PHONY: all deps check unit integration asan run clean
+all: $(PRIVD) $(PRIVCTL)
+
+deps:
+	@deploy/deps.sh
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(PRIVD): $(B)/server/main.o $(SRV_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(PRIVCTL): $(B)/client/privctl.o
+	$(CC) $(LDFLAGS) -o $@ $^ -lcurl -ljansson -lyaml
+
+$(B)/tests/test_%: $(B)/tests/test_%.o $(SRV_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) -lcmocka
+
+$(INTEG_BIN): $(B)/tests/integration/test_api.o
+	$(CC) $(LDFLAGS) -o $@ $^ -lcmocka -lcurl -ljansson
+
+unit: $(UNIT_BIN)
+	@set -e; for t in $(UNIT_BIN); do $(VALGRIND) $$t; done
+
+integration: $(PRIVD) $(INTEG_BIN)
+	PRIVD_BIN=$(PRIVD) $(INTEG_BIN)
+
+# deps first, in its own make, so a fresh machine has the headers before compiling
+check:
+	@deploy/deps.sh
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory unit
+	@$(MAKE) --no-print-directory integration
+
+asan:
+	@deploy/deps.sh
+	@$(MAKE) --no-print-directory B=build/asan OPT="-O1 -g" VALGRIND= \
+		SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+		all unit integration
+
+run:
+	@deploy/deps.sh
+	@$(MAKE) --no-print-directory all
+	@deploy/run-dev.sh $(PORT)
+
+clean:
+	rm -rf build server/privd client/privctl
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,29 @@
+#!/bin/sh
+# deps.sh - install the Debian packages privd needs to build, test and run.
+# As root: installs what is missing (idempotent; slapd preseeded so that no
+# system instance is configured or started). Not as root: names what is
+# missing and fails.
+set -eu
+PKGS="gcc make pkg-config libldap-dev slapd ldap-utils libmicrohttpd-dev
+libyaml-dev libcmocka-dev libjansson-dev libcurl4-openssl-dev nettle-dev
+libgnutls28-dev valgrind curl wrk"
+[ "${1:-}" = "--bench" ] && PKGS="$PKGS linux-perf"
+
+missing=""
+for p in $PKGS; do
+	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	case $st in *"install ok installed"*) ;; *) missing="$missing $p" ;; esac
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "privd: missing Debian packages:$missing" >&2
+	echo "privd: install them (as root: make deps, or apt-get install$missing)" >&2
+	exit 1
+fi
+echo "privd: installing$missing" >&2
+echo 'slapd slapd/no_configuration boolean true' | debconf-set-selections
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# slapd-dev.sh - a private slapd on loopback for `make run` and the tests:
+# no root, no system configuration touched, everything in one directory.
+#
+#   slapd-dev.sh start DIR [PORT]   start (a free port when PORT is empty),
+#                                   load deploy/base.ldif, write DIR/port
+#   slapd-dev.sh stop DIR           stop it (the directory is left alone)
+#   slapd-dev.sh restart DIR        start again on the same port and data
+#
+# Suffix dc=example,dc=edu, root cn=admin,dc=example,dc=edu / secret.
+# privd binds as cn=privd,dc=example,dc=edu / privd-dev-secret.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+cmd=${1:-}
+dir=${2:-}
+[ -n "$cmd" ] && [ -n "$dir" ] || { echo "usage: $0 start|stop|restart DIR [PORT]" >&2; exit 2; }
+SLAPD=${SLAPD:-/usr/sbin/slapd}
+
+port_free() {
+	# a refused connection means nobody listens there
+	! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+write_conf() {
+	mkdir -p "$dir/db"
+	cat > "$dir/slapd.conf" <<CONF
+include /etc/ldap/schema/core.schema
+include /etc/ldap/schema/cosine.schema
+include /etc/ldap/schema/inetorgperson.schema
+include /etc/ldap/schema/nis.schema
+include $top/schema/privd.schema
+pidfile $dir/slapd.pid
+argsfile $dir/slapd.args
+modulepath /usr/lib/ldap
+moduleload back_mdb
+moduleload syncprov
+sizelimit unlimited
+timelimit unlimited
+loglevel none
+
+database mdb
+suffix "dc=example,dc=edu"
+rootdn "cn=admin,dc=example,dc=edu"
+rootpw secret
+directory $dir/db
+maxsize 1073741824
+index objectClass eq
+index uid eq
+index cn eq
+index privMembership eq
+index entryUUID,entryCSN eq
+access to attrs=userPassword
+	by self write
+	by anonymous auth
+	by * none
+access to *
+	by dn.exact="cn=privd,dc=example,dc=edu" write
+	by users read
+	by * none
+overlay syncprov
+syncprov-checkpoint 100 1
+CONF
+}
+
+start_on() {
+	"$SLAPD" -f "$dir/slapd.conf" -h "ldap://127.0.0.1:$1/" 2>"$dir/slapd.log" || return 1
+	i=0
+	while [ $i -lt 100 ]; do
+		port_free "$1" || return 0
+		i=$((i + 1)); sleep 0.05
+	done
+	return 1
+}
+
+case $cmd in
+start)
+	mkdir -p "$dir"
+	write_conf
+	port=${3:-}
+	if [ -n "$port" ]; then
+		start_on "$port" || { echo "slapd-dev: cannot start slapd on port $port (see $dir/slapd.log)" >&2; exit 1; }
+	else
+		tries=0
+		while :; do
+			port=$(( 20000 + $(od -An -N2 -tu2 /dev/urandom) % 30000 ))
+			if port_free "$port" && start_on "$port"; then break; fi
+			tries=$((tries + 1))
+			[ $tries -lt 20 ] || { echo "slapd-dev: no free port found (see $dir/slapd.log)" >&2; exit 1; }
+		done
+	fi
+	echo "$port" > "$dir/port"
+	ldapadd -x -H "ldap://127.0.0.1:$port/" -D cn=admin,dc=example,dc=edu -w secret \
+		-f "$here/base.ldif" > "$dir/base.log" 2>&1 ||
+		{ echo "slapd-dev: loading base.ldif failed:" >&2; cat "$dir/base.log" >&2; exit 1; }
+	echo "$port"
+	;;
+restart)
+	port=$(cat "$dir/port")
+	start_on "$port" || { echo "slapd-dev: cannot restart slapd on port $port" >&2; exit 1; }
+	;;
+stop)
+	if [ -f "$dir/slapd.pid" ]; then
+		pid=$(cat "$dir/slapd.pid")
+		kill "$pid" 2>/dev/null || true
+		i=0
+		while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do i=$((i + 1)); sleep 0.05; done
+		kill -9 "$pid" 2>/dev/null || true
+		rm -f "$dir/slapd.pid"
+	fi
+	;;
+*)
+	echo "usage: $0 start|stop|restart DIR [PORT]" >&2; exit 2 ;;
+esac

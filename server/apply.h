@@ -1,0 +1,32 @@
+/* apply.h - writing an import to LDAP: diff against the directory, one transaction. */
+#ifndef PRIVD_APPLY_H
+#define PRIVD_APPLY_H
+
+#include <stddef.h>
+
+#include "config.h"
+#include "err.h"
+#include "import.h"
+
+struct apply_summary {
+	size_t reasons_added;
+	size_t orgs_added;
+	size_t cells_added;
+	size_t cells_changed;
+	size_t accounts_changed;
+	size_t accounts_created;
+};
+
+/*
+ * Reads what the directory holds, checks d against it (import_check), then
+ * makes the directory match d: missing tree nodes and cells are created,
+ * the grants of each cell d names and the memberships of each account d
+ * names become exactly d's. All writes go in one LDAP transaction (RFC
+ * 5805): either all land or none. With dry_run nothing is written.
+ * As `who`/`password` (NULL: the configured bind DN).
+ */
+int apply_import(const struct cfg *c, const struct import_doc *d, int dry_run,
+    const char *who, const char *password, struct apply_summary *sum,
+    struct err *e);
+
+#endif

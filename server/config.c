@@ -1,0 +1,782 @@
+/* config.c - parsing and checking the YAML configuration with libyaml. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ldap.h>
+
+#include "config.h"
+#include "ydoc.h"
+
+#define DEFAULT_MAX_BODY	(1024 * 1024)
+
+struct ctx {
+	yaml_document_t *doc;
+	struct cfg *c;
+	struct err *e;
+};
+
+static const char *type_names[] = { "flag", "set", "number", "quota" };
+static const char *period_names[] = { "none", "term", "week", "month", "year", "never" };
+static const char *combine_names[] = { "max", "min", "sum" };
+
+const char *
+cfg_type_name(enum priv_type t)
+{
+	return type_names[t];
+}
+
+const char *
+cfg_period_name(enum period_kind p)
+{
+	return period_names[p];
+}
+
+const char *
+cfg_combine_name(enum priv_combine c)
+{
+	return combine_names[c];
+}
+
+long
+cfg_days_from_civil(int y, int m, int d)
+{
+	/* Howard Hinnant's days_from_civil */
+	long era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+int
+cfg_name_ok(const char *s, size_t max)
+{
+	size_t n = 0;
+
+	if (!isalnum((unsigned char)*s))
+		return 0;
+	for (; *s; s++, n++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (!(isalnum(ch) || ch == '.' || ch == '_' || ch == '-' || ch == ':'))
+			return 0;
+	}
+	return n <= max;
+}
+
+int
+cfg_priv_find(const struct cfg *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->nprivs; i++)
+		if (strcmp(c->privs[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static int
+bad(struct ctx *x, const yaml_node_t *n, const char *key, const char *fmt,
+    const char *arg)
+{
+	char msg[ERR_MSG_MAX];
+
+	snprintf(msg, sizeof(msg), fmt, arg);
+	return err_set(x->e, ERR_INVALID, n ? ydoc_line(n) : 0, key, "%s", msg);
+}
+
+static const char *
+want_str(struct ctx *x, const yaml_node_t *v, const char *key)
+{
+	const char *s = ydoc_str(v);
+
+	if (s == NULL || ydoc_is_null(v)) {
+		bad(x, v, key, "%s: expected a string", key);
+		return NULL;
+	}
+	return s;
+}
+
+static int
+dup_str(struct ctx *x, const yaml_node_t *v, const char *key, char **out)
+{
+	const char *s = want_str(x, v, key);
+
+	if (s == NULL)
+		return -1;
+	free(*out);
+	if ((*out = strdup(s)) == NULL)
+		return err_set(x->e, ERR_INTERNAL, 0, NULL, "out of memory");
+	return 0;
+}
+
+static int
+want_int(struct ctx *x, const yaml_node_t *v, const char *key, long lo,
+    long hi, long *out)
+{
+	const char *s = ydoc_str(v);
+	char *end;
+	long n;
+
+	if (s == NULL || v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return bad(x, v, key, "%s: expected a whole number", key);
+	errno = 0;
+	n = strtol(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0')
+		return bad(x, v, key, "%s: expected a whole number", key);
+	if (n < lo || n > hi) {
+		char msg[160];
+
+		snprintf(msg, sizeof(msg), "%%s: %ld is out of range %ld..%ld", n, lo, hi);
+		return bad(x, v, key, msg, key);
+	}
+	*out = n;
+	return 0;
+}
+
+static int
+want_bool(struct ctx *x, const yaml_node_t *v, const char *key, int *out)
+{
+	const char *s = ydoc_str(v);
+
+	if (s != NULL && v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
+		if (strcmp(s, "true") == 0 || strcmp(s, "yes") == 0) {
+			*out = 1;
+			return 0;
+		}
+		if (strcmp(s, "false") == 0 || strcmp(s, "no") == 0) {
+			*out = 0;
+			return 0;
+		}
+	}
+	return bad(x, v, key, "%s: expected true or false", key);
+}
+
+static int
+want_dn(struct ctx *x, const yaml_node_t *v, const char *key, char **out)
+{
+	LDAPDN dn = NULL;
+
+	if (dup_str(x, v, key, out) != 0)
+		return -1;
+	if (ldap_str2dn(*out, &dn, LDAP_DN_FORMAT_LDAPV3) != LDAP_SUCCESS)
+		return bad(x, v, key, "%s: not a valid DN", key);
+	ldap_dnfree(dn);
+	return 0;
+}
+
+static int
+want_map(struct ctx *x, const yaml_node_t *v, const char *key)
+{
+	if (!ydoc_is_map(v))
+		return bad(x, v, key, "%s: expected a mapping", key);
+	return ydoc_check_map(x->doc, v, key, x->e);
+}
+
+static int
+unknown(struct ctx *x, const yaml_node_t *k, const char *section)
+{
+	char msg[300];
+
+	snprintf(msg, sizeof(msg), "unknown key '%.100s' in %s", ydoc_str(k), section);
+	return bad(x, k, ydoc_str(k), "%s", msg);
+}
+
+static int
+parse_listen(struct ctx *x, const yaml_node_t *v)
+{
+	const char *s = want_str(x, v, "http.listen");
+	const char *colon;
+	char *end;
+	long port;
+	size_t hlen;
+
+	if (s == NULL)
+		return -1;
+	colon = strrchr(s, ':');
+	if (colon == NULL || colon == s)
+		return bad(x, v, "http.listen", "%s: expected HOST:PORT", "http.listen");
+	port = strtol(colon + 1, &end, 10);
+	if (*end != '\0' || port < 1 || port > 65535)
+		return bad(x, v, "http.listen", "%s: bad port", "http.listen");
+	hlen = colon - s;
+	if (s[0] == '[' && hlen >= 2 && s[hlen - 1] == ']') {
+		s++;
+		hlen -= 2;
+	}
+	free(x->c->listen_host);
+	x->c->listen_host = strndup(s, hlen);
+	x->c->listen_port = (int)port;
+	return x->c->listen_host ? 0 : err_set(x->e, ERR_INTERNAL, 0, NULL, "out of memory");
+}
+
+static int
+parse_http(struct ctx *x, const yaml_node_t *m)
+{
+	long n;
+
+	if (want_map(x, m, "http") != 0)
+		return -1;
+	YDOC_PAIRS(m, p) {
+		yaml_node_t *k = ydoc_get(x->doc, p->key), *v = ydoc_get(x->doc, p->value);
+		const char *ks = ydoc_str(k);
+
+		if (strcmp(ks, "listen") == 0) {
+			if (parse_listen(x, v) != 0)
+				return -1;
+		} else if (strcmp(ks, "threads") == 0) {
+			if (want_int(x, v, "http.threads", 1, 64, &n) != 0)
+				return -1;
+			x->c->threads = (int)n;
+		} else if (strcmp(ks, "max_body") == 0) {
+			if (want_int(x, v, "http.max_body", 1024, 64L << 20, &n) != 0)
+				return -1;
+			x->c->max_body = (size_t)n;
+		} else if (strcmp(ks, "connection_timeout") == 0) {
+			if (want_int(x, v, "http.connection_timeout", 1, 3600, &n) != 0)
+				return -1;
+			x->c->conn_timeout_s = (int)n;
+		} else if (strcmp(ks, "connection_limit") == 0) {
+			if (want_int(x, v, "http.connection_limit", 1, 100000, &n) != 0)
+				return -1;
+			x->c->conn_limit = (int)n;
+		} else if (strcmp(ks, "metrics_public") == 0) {
+			if (want_bool(x, v, "http.metrics_public", &x->c->metrics_public) != 0)
+				return -1;
+		} else
+			return unknown(x, k, "http");
+	}
+	return 0;
+}
+
+static int
+read_secret_file(struct ctx *x, const yaml_node_t *v, const char *path)
+{
+	char buf[1024];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (f == NULL) {
+		char msg[600];
+
+		snprintf(msg, sizeof(msg), "ldap.bind_password_file: cannot read '%.300s': %s",
+		    path, strerror(errno));
+		return bad(x, v, "ldap.bind_password_file", "%s", msg);
+	}
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+		buf[--n] = '\0';
+	free(x->c->bind_password);
+	x->c->bind_password = strdup(buf);
+	explicit_bzero(buf, sizeof(buf));
+	return x->c->bind_password ? 0 : err_set(x->e, ERR_INTERNAL, 0, NULL, "out of memory");
+}
+
+static int
+parse_ldap(struct ctx *x, const yaml_node_t *m)
+{
+	int have_pw = 0;
+	long n;
+
+	if (want_map(x, m, "ldap") != 0)
+		return -1;
+	YDOC_PAIRS(m, p) {
+		yaml_node_t *k = ydoc_get(x->doc, p->key), *v = ydoc_get(x->doc, p->value);
+		const char *ks = ydoc_str(k);
+
+		if (strcmp(ks, "uri") == 0) {
+			if (dup_str(x, v, "ldap.uri", &x->c->ldap_uri) != 0)
+				return -1;
+			if (ldap_is_ldap_url(x->c->ldap_uri) == 0 &&
+			    ldap_is_ldaps_url(x->c->ldap_uri) == 0 &&
+			    ldap_is_ldapi_url(x->c->ldap_uri) == 0)
+				return bad(x, v, "ldap.uri", "%s: not an ldap://, ldaps:// or ldapi:// URI", "ldap.uri");
+		} else if (strcmp(ks, "bind_dn") == 0) {
+			if (want_dn(x, v, "ldap.bind_dn", &x->c->bind_dn) != 0)
+				return -1;
+		} else if (strcmp(ks, "bind_password") == 0) {
+			if (have_pw++)
+				return bad(x, k, "ldap.bind_password", "%s: give bind_password or bind_password_file, not both", "ldap");
+			if (dup_str(x, v, "ldap.bind_password", &x->c->bind_password) != 0)
+				return -1;
+		} else if (strcmp(ks, "bind_password_file") == 0) {
+			const char *path = want_str(x, v, "ldap.bind_password_file");
+
+			if (have_pw++)
+				return bad(x, k, "ldap.bind_password_file", "%s: give bind_password or bind_password_file, not both", "ldap");
+			if (path == NULL || read_secret_file(x, v, path) != 0)
+				return -1;
+		} else if (strcmp(ks, "base") == 0) {
+			if (want_dn(x, v, "ldap.base", &x->c->base_dn) != 0)
+				return -1;
+		} else if (strcmp(ks, "people") == 0) {
+			if (want_dn(x, v, "ldap.people", &x->c->people_dn) != 0)
+				return -1;
+		} else if (strcmp(ks, "uid_attribute") == 0) {
+			if (dup_str(x, v, "ldap.uid_attribute", &x->c->uid_attr) != 0)
+				return -1;
+			for (const char *s = x->c->uid_attr; *s; s++)
+				if (!isalnum((unsigned char)*s) && *s != '-')
+					return bad(x, v, "ldap.uid_attribute", "%s: not an attribute name", "ldap.uid_attribute");
+		} else if (strcmp(ks, "create_people") == 0) {
+			if (want_bool(x, v, "ldap.create_people", &x->c->create_people) != 0)
+				return -1;
+		} else if (strcmp(ks, "timeout") == 0) {
+			if (want_int(x, v, "ldap.timeout", 1, 300, &n) != 0)
+				return -1;
+			x->c->ldap_timeout_s = (int)n;
+		} else if (strcmp(ks, "reconnect_max_ms") == 0) {
+			if (want_int(x, v, "ldap.reconnect_max_ms", 10, 3600000, &n) != 0)
+				return -1;
+			x->c->reconnect_max_ms = (int)n;
+		} else
+			return unknown(x, k, "ldap");
+	}
+	if (x->c->ldap_uri == NULL)
+		return bad(x, m, "ldap.uri", "%s: missing (required)", "ldap.uri");
+	if (x->c->base_dn == NULL)
+		return bad(x, m, "ldap.base", "%s: missing (required)", "ldap.base");
+	if (x->c->people_dn == NULL)
+		return bad(x, m, "ldap.people", "%s: missing (required)", "ldap.people");
+	if (x->c->bind_dn != NULL && x->c->bind_password == NULL)
+		return bad(x, m, "ldap.bind_password", "%s: bind_dn needs bind_password or bind_password_file", "ldap");
+	return 0;
+}
+
+static int
+parse_model(struct ctx *x, const yaml_node_t *m)
+{
+	if (want_map(x, m, "model") != 0)
+		return -1;
+	YDOC_PAIRS(m, p) {
+		yaml_node_t *k = ydoc_get(x->doc, p->key), *v = ydoc_get(x->doc, p->value);
+
+		if (strcmp(ydoc_str(k), "reasons_leaf_only") == 0) {
+			if (want_bool(x, v, "model.reasons_leaf_only", &x->c->reason_leaf_only) != 0)
+				return -1;
+		} else
+			return unknown(x, k, "model");
+	}
+	return 0;
+}
+
+static int
+pick(struct ctx *x, const yaml_node_t *v, const char *key, const char **names,
+    int n, int *out)
+{
+	const char *s = want_str(x, v, key);
+	char msg[200];
+	int i;
+
+	if (s == NULL)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (strcmp(s, names[i]) == 0) {
+			*out = i;
+			return 0;
+		}
+	snprintf(msg, sizeof(msg), "%%s: unknown value '%.40s'", s);
+	return bad(x, v, key, msg, key);
+}
+
+static int
+parse_priv(struct ctx *x, const yaml_node_t *k, const yaml_node_t *m,
+    struct cfg_priv *pv)
+{
+	const char *name = ydoc_str(k);
+	int have_type = 0, have_combine = 0, have_period = 0, t = 0;
+	const yaml_node_t *where = m;
+
+	if (!cfg_name_ok(name, PRIV_NAME_MAX))
+		return bad(x, k, name, "privilege name '%.64s': use letters, digits and . _ - :", name);
+	if ((pv->name = strdup(name)) == NULL)
+		return err_set(x->e, ERR_INTERNAL, 0, NULL, "out of memory");
+	if (want_map(x, m, name) != 0)
+		return -1;
+	YDOC_PAIRS(m, p) {
+		yaml_node_t *pk = ydoc_get(x->doc, p->key), *v = ydoc_get(x->doc, p->value);
+		const char *ks = ydoc_str(pk);
+
+		if (strcmp(ks, "type") == 0) {
+			if (pick(x, v, "type", type_names, 4, &t) != 0)
+				return -1;
+			pv->type = (enum priv_type)t;
+			have_type = 1;
+		} else if (strcmp(ks, "combine") == 0) {
+			if (pick(x, v, "combine", combine_names, 3, &t) != 0)
+				return -1;
+			pv->combine = (enum priv_combine)t;
+			have_combine = 1;
+			where = pk;
+		} else if (strcmp(ks, "period") == 0) {
+			/* "none" is internal, not a choice */
+			if (pick(x, v, "period", period_names + 1, 5, &t) != 0)
+				return -1;
+			pv->period = (enum period_kind)(t + 1);
+			have_period = 1;
+			where = pk;
+		} else {
+			char sect[120];
+
+			snprintf(sect, sizeof(sect), "privilege %s", name);
+			return unknown(x, pk, sect);
+		}
+	}
+	if (!have_type)
+		return bad(x, m, name, "privilege %s: missing type (flag, set, number or quota)", name);
+	if (have_combine && (pv->type == PRIV_FLAG || pv->type == PRIV_SET))
+		return bad(x, where, name, "privilege %s: combine is only for number and quota", name);
+	if (pv->type == PRIV_QUOTA && !have_period)
+		return bad(x, m, name, "privilege %s: a quota needs a period (term, week, month, year, never)", name);
+	if (pv->type != PRIV_QUOTA && have_period)
+		return bad(x, where, name, "privilege %s: period is only for quotas", name);
+	if (!have_period)
+		pv->period = PERIOD_NONE;
+	return 0;
+}
+
+static int
+parse_privs(struct ctx *x, const yaml_node_t *m)
+{
+	size_t n;
+
+	if (want_map(x, m, "privileges") != 0)
+		return -1;
+	n = m->data.mapping.pairs.top - m->data.mapping.pairs.start;
+	x->c->privs = calloc(n ? n : 1, sizeof(*x->c->privs));
+	if (x->c->privs == NULL)
+		return err_set(x->e, ERR_INTERNAL, 0, NULL, "out of memory");
+	YDOC_PAIRS(m, p) {
+		struct cfg_priv *pv = &x->c->privs[x->c->nprivs++];
+
+		if (parse_priv(x, ydoc_get(x->doc, p->key), ydoc_get(x->doc, p->value), pv) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+want_date(struct ctx *x, const yaml_node_t *v, const char *key, long *out)
+{
+	const char *s = ydoc_str(v);
+	int y, mo, d, n = 0;
+	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+
+	if (s == NULL || sscanf(s, "%4d-%2d-%2d%n", &y, &mo, &d, &n) != 3 ||
+	    s[n] != '\0' || strlen(s) != 10 || mo < 1 || mo > 12 || d < 1 ||
+	    d > mdays[mo - 1] || y < 1970 || y > 9999)
+		return bad(x, v, key, "%s: expected a date YYYY-MM-DD", key);
+	if (mo == 2 && d == 29 && !((y % 4 == 0 && y % 100 != 0) || y % 400 == 0))
+		return bad(x, v, key, "%s: not a leap year", key);
+	*out = cfg_days_from_civil(y, mo, d);
+	return 0;
+}
+
+static int
+parse_terms(struct ctx *x, const yaml_node_t *s)
+{
+	size_t n, i;
+
+	if (!ydoc_is_seq(s))
+		return bad(x, s, "terms", "%s: expected a list of {name, start, end}", "terms");
+	n = s->data.sequence.items.top - s->data.sequence.items.start;
+	x->c->terms = calloc(n ? n : 1, sizeof(*x->c->terms));
+	if (x->c->terms == NULL)
+		return err_set(x->e, ERR_INTERNAL, 0, NULL, "out of memory");
+	YDOC_ITEMS(s, it) {
+		yaml_node_t *m = ydoc_get(x->doc, *it);
+		struct cfg_term *t = &x->c->terms[x->c->nterms++];
+		int have_start = 0, have_end = 0;
+
+		if (want_map(x, m, "terms[]") != 0)
+			return -1;
+		YDOC_PAIRS(m, p) {
+			yaml_node_t *k = ydoc_get(x->doc, p->key), *v = ydoc_get(x->doc, p->value);
+			const char *ks = ydoc_str(k);
+
+			if (strcmp(ks, "name") == 0) {
+				if (dup_str(x, v, "terms.name", &t->name) != 0)
+					return -1;
+				if (!cfg_name_ok(t->name, 32) || strchr(t->name, '@'))
+					return bad(x, v, "terms.name", "%s: use letters, digits and . _ -", "terms.name");
+			} else if (strcmp(ks, "start") == 0) {
+				if (want_date(x, v, "terms.start", &t->start) != 0)
+					return -1;
+				have_start = 1;
+			} else if (strcmp(ks, "end") == 0) {
+				if (want_date(x, v, "terms.end", &t->end) != 0)
+					return -1;
+				have_end = 1;
+			} else
+				return unknown(x, k, "terms");
+		}
+		if (t->name == NULL || !have_start || !have_end)
+			return bad(x, m, "terms", "%s: each term needs name, start and end", "terms");
+		if (t->end < t->start)
+			return bad(x, m, t->name, "term %s ends before it starts", t->name);
+		for (i = 0; i + 1 < x->c->nterms; i++) {
+			const struct cfg_term *o = &x->c->terms[i];
+
+			if (strcmp(o->name, t->name) == 0)
+				return bad(x, m, t->name, "term %s is given twice", t->name);
+			if (t->start <= o->end && o->start <= t->end)
+				return bad(x, m, t->name, "term %s overlaps another term", t->name);
+		}
+	}
+	return 0;
+}
+
+static int
+hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static int
+parse_key(struct ctx *x, const yaml_node_t *m, struct cfg_key *key)
+{
+	int have_hash = 0;
+
+	if (want_map(x, m, "keys[]") != 0)
+		return -1;
+	YDOC_PAIRS(m, p) {
+		yaml_node_t *k = ydoc_get(x->doc, p->key), *v = ydoc_get(x->doc, p->value);
+		const char *ks = ydoc_str(k);
+
+		if (strcmp(ks, "name") == 0) {
+			if (dup_str(x, v, "keys.name", &key->name) != 0)
+				return -1;
+			if (!cfg_name_ok(key->name, 64))
+				return bad(x, v, "keys.name", "%s: use letters, digits and . _ -", "keys.name");
+		} else if (strcmp(ks, "sha256") == 0) {
+			const char *h = want_str(x, v, "keys.sha256");
+			int i;
+
+			if (h == NULL)
+				return -1;
+			if (strlen(h) != 64)
+				return bad(x, v, "keys.sha256", "%s: expected 64 hex digits (privd hash-key prints them)", "keys.sha256");
+			for (i = 0; i < 32; i++) {
+				int hi = hexval(h[2 * i]), lo = hexval(h[2 * i + 1]);
+
+				if (hi < 0 || lo < 0)
+					return bad(x, v, "keys.sha256", "%s: expected 64 hex digits", "keys.sha256");
+				key->sha256[i] = (unsigned char)(hi << 4 | lo);
+			}
+			have_hash = 1;
+		} else if (strcmp(ks, "scopes") == 0) {
+			if (!ydoc_is_seq(v))
+				return bad(x, v, "keys.scopes", "%s: expected a list of read, charge, admin", "keys.scopes");
+			YDOC_ITEMS(v, it) {
+				yaml_node_t *sv = ydoc_get(x->doc, *it);
+				static const char *scope_names[] = { "read", "charge", "admin" };
+				int si = 0;
+
+				if (pick(x, sv, "keys.scopes", scope_names, 3, &si) != 0)
+					return -1;
+				key->scopes |= 1u << si;
+			}
+		} else
+			return unknown(x, k, "keys");
+	}
+	if (key->name == NULL || !have_hash || key->scopes == 0)
+		return bad(x, m, "keys", "%s: each key needs name, sha256 and scopes", "keys");
+	return 0;
+}
+
+static int
+parse_keys(struct ctx *x, const yaml_node_t *s)
+{
+	size_t n, i;
+
+	if (!ydoc_is_seq(s))
+		return bad(x, s, "keys", "%s: expected a list of {name, sha256, scopes}", "keys");
+	n = s->data.sequence.items.top - s->data.sequence.items.start;
+	x->c->keys = calloc(n ? n : 1, sizeof(*x->c->keys));
+	if (x->c->keys == NULL)
+		return err_set(x->e, ERR_INTERNAL, 0, NULL, "out of memory");
+	YDOC_ITEMS(s, it) {
+		yaml_node_t *m = ydoc_get(x->doc, *it);
+		struct cfg_key *k = &x->c->keys[x->c->nkeys++];
+
+		if (parse_key(x, m, k) != 0)
+			return -1;
+		for (i = 0; i + 1 < x->c->nkeys; i++)
+			if (strcmp(x->c->keys[i].name, k->name) == 0)
+				return bad(x, m, k->name, "key name %s is given twice", k->name);
+	}
+	return 0;
+}
+
+static int
+set_defaults(struct cfg *c)
+{
+	c->listen_host = strdup("127.0.0.1");
+	c->listen_port = 8080;
+	c->threads = 2;
+	c->max_body = DEFAULT_MAX_BODY;
+	c->conn_timeout_s = 30;
+	c->conn_limit = 1024;
+	c->uid_attr = strdup("uid");
+	c->ldap_timeout_s = 5;
+	c->reconnect_max_ms = 30000;
+	c->reason_leaf_only = 1;
+	return c->listen_host && c->uid_attr ? 0 : -1;
+}
+
+static int
+parse_root(struct ctx *x)
+{
+	yaml_node_t *root = yaml_document_get_root_node(x->doc);
+	int have_ldap = 0, have_privs = 0;
+	size_t i;
+
+	if (want_map(x, root, "configuration") != 0)
+		return -1;
+	YDOC_PAIRS(root, p) {
+		yaml_node_t *k = ydoc_get(x->doc, p->key), *v = ydoc_get(x->doc, p->value);
+		const char *ks = ydoc_str(k);
+		int rc;
+
+		if (strcmp(ks, "http") == 0)
+			rc = parse_http(x, v);
+		else if (strcmp(ks, "ldap") == 0) {
+			rc = parse_ldap(x, v);
+			have_ldap = 1;
+		} else if (strcmp(ks, "model") == 0)
+			rc = parse_model(x, v);
+		else if (strcmp(ks, "privileges") == 0) {
+			rc = parse_privs(x, v);
+			have_privs = 1;
+		} else if (strcmp(ks, "terms") == 0)
+			rc = parse_terms(x, v);
+		else if (strcmp(ks, "keys") == 0)
+			rc = parse_keys(x, v);
+		else
+			rc = unknown(x, k, "the top level");
+		if (rc != 0)
+			return -1;
+	}
+	if (!have_ldap)
+		return bad(x, root, "ldap", "%s: missing section (required)", "ldap");
+	if (!have_privs || x->c->nprivs == 0)
+		return bad(x, root, "privileges", "%s: missing section (declare at least one privilege)", "privileges");
+	for (i = 0; i < x->c->nprivs; i++)
+		if (x->c->privs[i].period == PERIOD_TERM && x->c->nterms == 0)
+			return bad(x, root, x->c->privs[i].name,
+			    "privilege %s has period term, but no terms are defined", x->c->privs[i].name);
+	return 0;
+}
+
+int
+cfg_parse(const char *text, size_t len, const char *name, struct cfg **out,
+    struct err *e)
+{
+	yaml_document_t doc;
+	struct cfg *c;
+	struct ctx x;
+	int rc;
+
+	*out = NULL;
+	if ((c = calloc(1, sizeof(*c))) == NULL || set_defaults(c) != 0) {
+		cfg_free(c);
+		return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
+	}
+	if ((c->path = strdup(name)) == NULL) {
+		cfg_free(c);
+		return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
+	}
+	if (ydoc_load(&doc, text, len, e) != 0) {
+		cfg_free(c);
+		return -1;
+	}
+	x.doc = &doc;
+	x.c = c;
+	x.e = e;
+	rc = parse_root(&x);
+	yaml_document_delete(&doc);
+	if (rc != 0) {
+		cfg_free(c);
+		return -1;
+	}
+	*out = c;
+	return 0;
+}
+
+int
+cfg_load(const char *path, struct cfg **out, struct err *e)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+	int rc;
+
+	*out = NULL;
+	if (f == NULL)
+		return err_set(e, ERR_INVALID, 0, NULL, "cannot open: %s", strerror(errno));
+	for (;;) {
+		if (len + 4096 > cap) {
+			char *nb;
+
+			cap = cap ? cap * 2 : 8192;
+			if (cap > (16u << 20) || (nb = realloc(buf, cap)) == NULL) {
+				free(buf);
+				fclose(f);
+				return err_set(e, ERR_INVALID, 0, NULL, "file too large or out of memory");
+			}
+			buf = nb;
+		}
+		n = fread(buf + len, 1, cap - len, f);
+		len += n;
+		if (n == 0)
+			break;
+	}
+	fclose(f);
+	rc = cfg_parse(buf, len, path, out, e);
+	free(buf);
+	return rc;
+}
+
+void
+cfg_free(struct cfg *c)
+{
+	size_t i;
+
+	if (c == NULL)
+		return;
+	free(c->path);
+	free(c->listen_host);
+	free(c->ldap_uri);
+	free(c->bind_dn);
+	if (c->bind_password) {
+		explicit_bzero(c->bind_password, strlen(c->bind_password));
+		free(c->bind_password);
+	}
+	free(c->base_dn);
+	free(c->people_dn);
+	free(c->uid_attr);
+	for (i = 0; i < c->nprivs; i++)
+		free(c->privs[i].name);
+	free(c->privs);
+	for (i = 0; i < c->nterms; i++)
+		free(c->terms[i].name);
+	free(c->terms);
+	for (i = 0; i < c->nkeys; i++)
+		free(c->keys[i].name);
+	free(c->keys);
+	free(c);
+}

@@ -1,0 +1,91 @@
+/* config.h - privd's configuration: one YAML file, checked whole at start. */
+#ifndef PRIVD_CONFIG_H
+#define PRIVD_CONFIG_H
+
+#include <stddef.h>
+
+#include "err.h"
+
+enum priv_type { PRIV_FLAG, PRIV_SET, PRIV_NUMBER, PRIV_QUOTA };
+enum priv_combine { COMBINE_MAX, COMBINE_MIN, COMBINE_SUM };
+enum period_kind {
+	PERIOD_NONE,		/* not a quota */
+	PERIOD_TERM, PERIOD_WEEK, PERIOD_MONTH, PERIOD_YEAR, PERIOD_NEVER
+};
+
+#define SCOPE_READ	1u
+#define SCOPE_CHARGE	2u
+#define SCOPE_ADMIN	4u
+
+#define PRIV_NAME_MAX	64
+
+struct cfg_priv {
+	char *name;
+	enum priv_type type;
+	enum priv_combine combine;
+	enum period_kind period;
+};
+
+struct cfg_term {
+	char *name;
+	long start;		/* days since 1970-01-01, inclusive */
+	long end;		/* inclusive */
+};
+
+struct cfg_key {
+	char *name;
+	unsigned char sha256[32];
+	unsigned scopes;
+};
+
+struct cfg {
+	char *path;
+
+	char *listen_host;
+	int listen_port;
+	int threads;
+	size_t max_body;
+	int conn_timeout_s;
+	int conn_limit;
+	int metrics_public;
+
+	char *ldap_uri;
+	char *bind_dn;		/* NULL: anonymous */
+	char *bind_password;
+	char *base_dn;		/* the privilege subtree */
+	char *people_dn;
+	char *uid_attr;
+	int create_people;
+	int ldap_timeout_s;
+	int reconnect_max_ms;
+
+	int reason_leaf_only;
+
+	struct cfg_priv *privs;
+	size_t nprivs;
+	struct cfg_term *terms;
+	size_t nterms;
+	struct cfg_key *keys;
+	size_t nkeys;
+};
+
+/* Reads and checks path; on error e has the line and reason. */
+int cfg_load(const char *path, struct cfg **out, struct err *e);
+/* The same from text in memory; name is used as the path. */
+int cfg_parse(const char *text, size_t len, const char *name,
+    struct cfg **out, struct err *e);
+void cfg_free(struct cfg *c);
+
+/* Index of the privilege called name, or -1. */
+int cfg_priv_find(const struct cfg *c, const char *name);
+/* Checks a privilege name or set element: [a-z0-9][a-z0-9._-]* style. */
+int cfg_name_ok(const char *s, size_t max);
+
+const char *cfg_type_name(enum priv_type t);
+const char *cfg_period_name(enum period_kind p);
+const char *cfg_combine_name(enum priv_combine c);
+
+/* Days since 1970-01-01 of a civil date; used by terms and periods. */
+long cfg_days_from_civil(int y, int m, int d);
+
+#endif

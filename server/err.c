@@ -1,0 +1,23 @@
+/* err.c - filling a struct err. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "err.h"
+
+int
+err_set(struct err *e, enum err_code code, int line, const char *key,
+    const char *fmt, ...)
+{
+	va_list ap;
+
+	if (e == NULL)
+		return -1;
+	e->code = code;
+	e->line = line;
+	snprintf(e->key, sizeof(e->key), "%s", key ? key : "");
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	return -1;
+}

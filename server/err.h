@@ -1,0 +1,27 @@
+/* err.h - an error a caller can show to a user: code, line, key, message. */
+#ifndef PRIVD_ERR_H
+#define PRIVD_ERR_H
+
+#define ERR_MSG_MAX 512
+
+enum err_code {
+	ERR_NONE = 0,
+	ERR_INVALID,		/* bad input: 400, or a config error */
+	ERR_NOT_FOUND,		/* 404 */
+	ERR_CONFLICT,		/* 409 */
+	ERR_UNAVAILABLE,	/* LDAP down: 503 */
+	ERR_INTERNAL		/* 500 */
+};
+
+struct err {
+	enum err_code code;
+	int line;		/* 1-based source line, 0 when none */
+	char key[128];		/* the field or key at fault, "" when none */
+	char msg[ERR_MSG_MAX];
+};
+
+/* Fills e (when not NULL) and returns -1, so callers can `return err_set(...)`. */
+int err_set(struct err *e, enum err_code code, int line, const char *key,
+    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+#endif

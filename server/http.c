@@ -1,0 +1,377 @@
+/* http.c - libmicrohttpd glue: a route table, body limits, keys, error answers. */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "api.h"
+#include "auth.h"
+#include "http.h"
+#include "log.h"
+#include "metrics.h"
+
+struct route {
+	const char *method;
+	const char *path;	/* '*' matches one segment */
+	unsigned scope;		/* 0: no key needed */
+	enum MHD_Result (*fn)(struct req *);
+	const char *name;
+};
+
+enum { SCOPE_METRICS = 0x100 };	/* read, unless metrics_public */
+
+static const struct route routes[] = {
+	{ "GET", "/healthz", 0, api_healthz, "healthz" },
+	{ "GET", "/readyz", 0, api_readyz, "readyz" },
+	{ "GET", "/metrics", SCOPE_METRICS, api_metrics, "metrics" },
+	{ "GET", "/v1/accounts/*/privileges", SCOPE_READ, api_privileges, "privileges" },
+	{ "GET", "/v1/accounts/*/privileges/*", SCOPE_READ, api_privilege, "privilege" },
+	{ "GET", "/v1/accounts/*/check", SCOPE_READ, api_check, "check" },
+	{ "POST", "/v1/import", SCOPE_ADMIN, api_import, "import" },
+};
+#define NROUTES ((int)(sizeof(routes) / sizeof(routes[0])))
+#define ROUTE_NONE NROUTES	/* unknown routes, for metrics */
+
+static const char *route_names[NROUTES + 1];
+
+struct conn_ctx {
+	struct timespec start;
+	char *body;
+	size_t len, cap;
+	int too_big;
+	int route;
+	int status;
+};
+
+static struct MHD_Daemon *daemon_;
+static const struct cfg *cfg;
+
+enum MHD_Result
+http_text(struct req *r, int status, const char *ctype, char *text)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+
+	if (text == NULL) {
+		static const char oom[] = "{\"error\":\"internal\",\"message\":\"out of memory\"}";
+
+		status = 500;
+		resp = MHD_create_response_from_buffer(sizeof(oom) - 1, (void *)oom,
+		    MHD_RESPMEM_PERSISTENT);
+		ctype = "application/json";
+	} else
+		resp = MHD_create_response_from_buffer(strlen(text), text,
+		    MHD_RESPMEM_MUST_FREE);
+	if (resp == NULL) {
+		free(text);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+	MHD_add_response_header(resp, "Cache-Control", "no-store");
+	if (status == 401)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+		    "Bearer realm=\"privd\"");
+	r->status = status;
+	ret = MHD_queue_response(r->conn, (unsigned)status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+enum MHD_Result
+http_json(struct req *r, int status, json_t *body)
+{
+	char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
+	size_t n;
+
+	json_decref(body);
+	if (text != NULL) {
+		/* end with a newline: friendlier for curl and shells */
+		n = strlen(text);
+		char *t2 = realloc(text, n + 2);
+
+		if (t2 != NULL) {
+			text = t2;
+			text[n] = '\n';
+			text[n + 1] = '\0';
+		}
+	}
+	return http_text(r, status, "application/json", text);
+}
+
+enum MHD_Result
+http_error(struct req *r, int status, const char *code, const char *field,
+    const char *fmt, ...)
+{
+	char msg[ERR_MSG_MAX];
+	va_list ap;
+	json_t *o;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	o = json_pack("{s:s, s:s}", "error", code, "message", msg);
+	if (o != NULL && field != NULL && *field)
+		json_object_set_new(o, "field", json_string(field));
+	return http_json(r, status, o);
+}
+
+enum MHD_Result
+http_err(struct req *r, const struct err *e, const char *code)
+{
+	switch (e->code) {
+	case ERR_INVALID:
+		return http_error(r, 400, code, e->key, "%s", e->msg);
+	case ERR_NOT_FOUND:
+		return http_error(r, 404, "not_found", e->key, "%s", e->msg);
+	case ERR_CONFLICT:
+		return http_error(r, 409, "conflict", e->key, "%s", e->msg);
+	case ERR_UNAVAILABLE:
+		return http_error(r, 503, "ldap_unavailable", NULL, "%s", e->msg);
+	case ERR_NONE:
+	case ERR_INTERNAL:
+		break;
+	}
+	log_warn("internal error: %s", e->msg);
+	return http_error(r, 500, "internal", NULL, "%s", e->msg);
+}
+
+const char *
+http_query(struct req *r, const char *name)
+{
+	return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+static int
+match(const char *pattern, struct req *r)
+{
+	char buf[256];
+	char *save = NULL, *seg;
+	int i = 0;
+
+	snprintf(buf, sizeof(buf), "%s", pattern);
+	for (seg = strtok_r(buf, "/", &save); seg; seg = strtok_r(NULL, "/", &save), i++) {
+		if (i >= r->nparts)
+			return 0;
+		if (strcmp(seg, "*") == 0 ? r->part[i][0] == '\0' : strcmp(seg, r->part[i]) != 0)
+			return 0;
+	}
+	return i == r->nparts;
+}
+
+static enum MHD_Result
+dispatch(struct req *r, const char *url, struct conn_ctx *cx)
+{
+	char path[2048];
+	char *p;
+	int i, path_match = -1;
+
+	if (strlen(url) >= sizeof(path))
+		return http_error(r, 414, "uri_too_long", NULL, "the URL is longer than %zu bytes",
+		    sizeof(path) - 1);
+	/* split the path into NUL-terminated segments */
+	snprintf(path, sizeof(path), "%s", url);
+	r->nparts = 0;
+	if (path[0] != '/')
+		return http_error(r, 404, "not_found", NULL, "no such route");
+	for (p = path + 1;;) {
+		char *slash = strchr(p, '/');
+
+		if (r->nparts == HTTP_MAX_PARTS)
+			return http_error(r, 404, "not_found", NULL, "no such route");
+		r->part[r->nparts++] = p;
+		if (slash == NULL)
+			break;
+		*slash = '\0';
+		p = slash + 1;
+	}
+	for (i = 0; i < NROUTES; i++) {
+		if (!match(routes[i].path, r))
+			continue;
+		path_match = i;
+		if (strcmp(routes[i].method, r->method) == 0)
+			break;
+	}
+	if (i == NROUTES) {
+		if (path_match >= 0) {
+			cx->route = path_match;
+			return http_error(r, 405, "method_not_allowed", NULL,
+			    "%s is not allowed here (use %s)", r->method, routes[path_match].method);
+		}
+		return http_error(r, 404, "not_found", NULL, "no such route: %.200s", url);
+	}
+	cx->route = i;
+	if (routes[i].scope != 0 && !(routes[i].scope == SCOPE_METRICS && cfg->metrics_public)) {
+		unsigned need = routes[i].scope == SCOPE_METRICS ? SCOPE_READ : routes[i].scope;
+		const char *h = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+		    MHD_HTTP_HEADER_AUTHORIZATION);
+
+		if ((r->key = auth_bearer(cfg, h)) == NULL)
+			return http_error(r, 401, "unauthorized", NULL,
+			    h ? "the API key is not valid" : "an API key is required (Authorization: Bearer KEY)");
+		if ((r->key->scopes & need) == 0)
+			return http_error(r, 403, "forbidden", NULL, "key %s lacks the %s scope",
+			    r->key->name, need == SCOPE_ADMIN ? "admin" : need == SCOPE_CHARGE ? "charge" : "read");
+	}
+	return routes[i].fn(r);
+}
+
+static enum MHD_Result
+on_request(void *cls, struct MHD_Connection *conn, const char *url,
+    const char *method, const char *version, const char *upload_data,
+    size_t *upload_data_size, void **con_cls)
+{
+	struct conn_ctx *cx = *con_cls;
+	struct req r;
+	enum MHD_Result ret;
+
+	(void)cls;
+	(void)version;
+	memset(&r, 0, sizeof(r));
+	r.conn = conn;
+	r.cfg = cfg;
+	r.method = method;
+	if (cx == NULL) {
+		const char *cl;
+
+		if ((cx = calloc(1, sizeof(*cx))) == NULL)
+			return MHD_NO;
+		clock_gettime(CLOCK_MONOTONIC, &cx->start);
+		cx->route = ROUTE_NONE;
+		*con_cls = cx;
+		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+		    MHD_HTTP_HEADER_CONTENT_LENGTH);
+		if (cl != NULL && strtoull(cl, NULL, 10) > cfg->max_body) {
+			/* answer before reading the body; MHD then closes */
+			ret = http_error(&r, 413, "body_too_large", NULL,
+			    "request bodies are limited to %zu bytes", cfg->max_body);
+			cx->status = r.status;
+			return ret;
+		}
+		return MHD_YES;
+	}
+	if (*upload_data_size > 0) {
+		size_t n = *upload_data_size;
+
+		*upload_data_size = 0;
+		if (cx->too_big || cx->len + n > cfg->max_body) {
+			cx->too_big = 1;
+			return MHD_YES;
+		}
+		if (cx->len + n + 1 > cx->cap) {
+			size_t nc = (cx->len + n + 1) * 2;
+			char *nb;
+
+			if (nc > cfg->max_body + 1)
+				nc = cfg->max_body + 1;
+			if ((nb = realloc(cx->body, nc)) == NULL)
+				return MHD_NO;
+			cx->body = nb;
+			cx->cap = nc;
+		}
+		memcpy(cx->body + cx->len, upload_data, n);
+		cx->len += n;
+		cx->body[cx->len] = '\0';
+		return MHD_YES;
+	}
+	if (cx->too_big)
+		ret = http_error(&r, 413, "body_too_large", NULL,
+		    "request bodies are limited to %zu bytes", cfg->max_body);
+	else {
+		r.body = cx->body ? cx->body : "";
+		r.len = cx->len;
+		ret = dispatch(&r, url, cx);
+	}
+	cx->status = r.status;
+	return ret;
+}
+
+static void
+on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+    enum MHD_RequestTerminationCode toe)
+{
+	struct conn_ctx *cx = *con_cls;
+	struct timespec now;
+
+	(void)cls;
+	(void)conn;
+	(void)toe;
+	if (cx == NULL)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	metrics_observe(cx->route, cx->status, (now.tv_sec - cx->start.tv_sec) +
+	    (now.tv_nsec - cx->start.tv_nsec) / 1e9);
+	free(cx->body);
+	free(cx);
+	*con_cls = NULL;
+}
+
+static void
+on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char msg[512];
+	size_t n;
+
+	(void)cls;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = strlen(msg);
+	while (n > 0 && msg[n - 1] == '\n')
+		msg[--n] = '\0';
+	log_warn("http: %s", msg);
+}
+
+int
+http_start(const struct cfg *c, struct err *e)
+{
+	struct sockaddr_storage ss;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+	int i;
+
+	cfg = c;
+	for (i = 0; i < NROUTES; i++)
+		route_names[i] = routes[i].name;
+	route_names[NROUTES] = "unknown";
+	metrics_routes(route_names, NROUTES + 1);
+	memset(&ss, 0, sizeof(ss));
+	if (strchr(c->listen_host, ':') != NULL) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)c->listen_port);
+		if (inet_pton(AF_INET6, c->listen_host, &s6->sin6_addr) != 1)
+			return err_set(e, ERR_INVALID, 0, "http.listen", "bad IPv6 address %s", c->listen_host);
+		flags |= MHD_USE_IPv6;
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons((uint16_t)c->listen_port);
+		if (inet_pton(AF_INET, c->listen_host, &s4->sin_addr) != 1)
+			return err_set(e, ERR_INVALID, 0, "http.listen",
+			    "http.listen: '%s' is not an IP address", c->listen_host);
+	}
+	daemon_ = MHD_start_daemon(flags, 0, NULL, NULL, on_request, NULL,
+	    MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
+	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)c->threads,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)c->conn_timeout_s,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)c->conn_limit,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024,
+	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+	    MHD_OPTION_END);
+	if (daemon_ == NULL)
+		return err_set(e, ERR_UNAVAILABLE, 0, "http.listen",
+		    "cannot listen on %s:%d (in use, or not allowed)", c->listen_host, c->listen_port);
+	return 0;
+}
+
+void
+http_stop(void)
+{
+	if (daemon_ != NULL)
+		MHD_stop_daemon(daemon_);
+	daemon_ = NULL;
+}

@@ -1,0 +1,39 @@
+/* http.h - the libmicrohttpd server: routing, limits, keys, JSON answers. */
+#ifndef PRIVD_HTTP_H
+#define PRIVD_HTTP_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+#include <microhttpd.h>
+
+#include "config.h"
+#include "err.h"
+
+#define HTTP_MAX_PARTS 8
+
+struct req {
+	struct MHD_Connection *conn;
+	const struct cfg *cfg;
+	const char *method;
+	const char *body;	/* NUL-terminated, len bytes */
+	size_t len;
+	const struct cfg_key *key;	/* NULL on open routes */
+	char *part[HTTP_MAX_PARTS];	/* path segments */
+	int nparts;
+	int status;		/* set by the send functions */
+};
+
+int http_start(const struct cfg *c, struct err *e);
+void http_stop(void);
+
+/* Answer functions: each queues exactly one response and returns it. */
+enum MHD_Result http_json(struct req *r, int status, json_t *body);	/* steals body */
+enum MHD_Result http_error(struct req *r, int status, const char *code,
+    const char *field, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+enum MHD_Result http_text(struct req *r, int status, const char *ctype, char *text);	/* steals text */
+/* Maps a struct err to its status and answers it. */
+enum MHD_Result http_err(struct req *r, const struct err *e, const char *code);
+const char *http_query(struct req *r, const char *name);
+
+#endif

@@ -1,0 +1,233 @@
+/* main.c - privd: start, signals, and the one-shot commands (check-config, import, hash-key). */
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "apply.h"
+#include "auth.h"
+#include "config.h"
+#include "http.h"
+#include "import.h"
+#include "log.h"
+#include "snapshot.h"
+#include "sync.h"
+
+#define PRIVD_VERSION "0.1.0"
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: privd [-c FILE] [-l HOST:PORT] [-L LDAP_URI] [-d]\n"
+	    "       privd [-c FILE] --check-config\n"
+	    "       privd [-c FILE] --import FILE.yaml [--dry-run]\n"
+	    "       privd hash-key [KEY]        (reads KEY from stdin when absent)\n"
+	    "       privd --version\n"
+	    "\n"
+	    "  -c FILE        configuration (default /etc/privd/privd.yaml)\n"
+	    "  -l HOST:PORT   listen here instead of http.listen\n"
+	    "  -L URI         use this LDAP URI instead of ldap.uri\n"
+	    "  -d             debug logging\n");
+}
+
+static int
+hash_key(int argc, char **argv)
+{
+	char line[1024], hex[65];
+	const char *key;
+	size_t n;
+
+	if (argc > 2) {
+		key = argv[2];
+	} else {
+		if (fgets(line, sizeof(line), stdin) == NULL) {
+			fprintf(stderr, "privd: hash-key: no key on stdin\n");
+			return 2;
+		}
+		n = strlen(line);
+		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = '\0';
+		key = line;
+	}
+	if (*key == '\0') {
+		fprintf(stderr, "privd: hash-key: empty key\n");
+		return 2;
+	}
+	auth_hash_hex(key, hex);
+	printf("sha256: %s\n", hex);
+	explicit_bzero(line, sizeof(line));
+	return 0;
+}
+
+static int
+import_file(const struct cfg *c, const char *path, int dry_run)
+{
+	struct apply_summary sum;
+	struct import_doc doc;
+	struct err e;
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+	FILE *f = fopen(path, "r");
+
+	if (f == NULL) {
+		perror(path);
+		return 1;
+	}
+	for (;;) {
+		if (len + 4096 + 1 > cap) {
+			char *nb = realloc(buf, cap = cap ? cap * 2 : 65536);
+
+			if (nb == NULL) {
+				fclose(f);
+				free(buf);
+				fprintf(stderr, "privd: out of memory\n");
+				return 1;
+			}
+			buf = nb;
+		}
+		if ((n = fread(buf + len, 1, cap - len - 1, f)) == 0)
+			break;
+		len += n;
+	}
+	fclose(f);
+	if (import_parse(c, buf ? buf : "", len, &doc, &e) != 0) {
+		fprintf(stderr, "%s:%d: %s\n", path, e.line, e.msg);
+		free(buf);
+		return 1;
+	}
+	free(buf);
+	if (apply_import(c, &doc, dry_run, NULL, NULL, &sum, &e) != 0) {
+		if (e.line)
+			fprintf(stderr, "%s:%d: %s\n", path, e.line, e.msg);
+		else
+			fprintf(stderr, "privd: import: %s\n", e.msg);
+		import_free(&doc);
+		return 1;
+	}
+	import_free(&doc);
+	printf("%s%s: %zu reasons, %zu organisations and %zu cells added; %zu cells "
+	    "changed; %zu accounts changed, %zu created\n", path,
+	    dry_run ? " (dry run, nothing written)" : "", sum.reasons_added,
+	    sum.orgs_added, sum.cells_added, sum.cells_changed, sum.accounts_changed,
+	    sum.accounts_created);
+	return 0;
+}
+
+static int
+override_listen(struct cfg *c, const char *arg)
+{
+	const char *colon = strrchr(arg, ':');
+	char *end;
+	long port;
+
+	if (colon == NULL || colon == arg)
+		return -1;
+	port = strtol(colon + 1, &end, 10);
+	if (*end != '\0' || port < 1 || port > 65535)
+		return -1;
+	free(c->listen_host);
+	c->listen_host = strndup(arg, colon - arg);
+	c->listen_port = (int)port;
+	return c->listen_host ? 0 : -1;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "check-config", no_argument, NULL, 'C' },
+		{ "import", required_argument, NULL, 'I' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *path = "/etc/privd/privd.yaml", *listen = NULL, *uri = NULL;
+	const char *import = NULL;
+	int ch, check = 0, dry_run = 0, sig, rc = 1;
+	struct cfg *c = NULL;
+	struct err e;
+	sigset_t set;
+
+	if (argc > 1 && strcmp(argv[1], "hash-key") == 0)
+		return hash_key(argc, argv);
+	while ((ch = getopt_long(argc, argv, "c:l:L:dh", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'c': path = optarg; break;
+		case 'l': listen = optarg; break;
+		case 'L': uri = optarg; break;
+		case 'd': log_set_debug(1); break;
+		case 'C': check = 1; break;
+		case 'I': import = optarg; break;
+		case 'n': dry_run = 1; break;
+		case 'V': printf("privd %s\n", PRIVD_VERSION); return 0;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	memset(&e, 0, sizeof(e));
+	if (cfg_load(path, &c, &e) != 0) {
+		if (e.line)
+			fprintf(stderr, "%s:%d: %s\n", path, e.line, e.msg);
+		else
+			fprintf(stderr, "%s: %s\n", path, e.msg);
+		return 1;
+	}
+	if (listen != NULL && override_listen(c, listen) != 0) {
+		fprintf(stderr, "privd: -l %s: expected HOST:PORT\n", listen);
+		goto done;
+	}
+	if (uri != NULL) {
+		free(c->ldap_uri);
+		if ((c->ldap_uri = strdup(uri)) == NULL)
+			goto done;
+	}
+	if (check) {
+		printf("%s: OK (%zu privileges, %zu terms, %zu keys)\n", path, c->nprivs,
+		    c->nterms, c->nkeys);
+		rc = 0;
+		goto done;
+	}
+	if (import != NULL) {
+		rc = import_file(c, import, dry_run);
+		goto done;
+	}
+
+	/* signals are taken synchronously by this thread; the others never see them */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (c->nkeys == 0)
+		log_warn("no API keys configured: every /v1 request will be refused");
+	if (sync_start(c) != 0) {
+		fprintf(stderr, "privd: cannot start the LDAP follower\n");
+		goto done;
+	}
+	if (http_start(c, &e) != 0) {
+		fprintf(stderr, "privd: %s\n", e.msg);
+		sync_stop();
+		goto done;
+	}
+	log_info("privd %s listening on http://%s:%d/, following %s", PRIVD_VERSION,
+	    c->listen_host, c->listen_port, c->ldap_uri);
+	sigwait(&set, &sig);
+	log_info("signal %d: stopping", sig);
+	http_stop();
+	sync_stop();
+	snap_shutdown();
+	rc = 0;
+done:
+	cfg_free(c);
+	return rc;
+}

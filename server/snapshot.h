@@ -1,0 +1,127 @@
+/* snapshot.h - the immutable in-memory model readers answer from, and its swap. */
+#ifndef PRIVD_SNAPSHOT_H
+#define PRIVD_SNAPSHOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "config.h"
+#include "err.h"
+#include "grant.h"
+#include "strmap.h"
+
+struct snap_cell {
+	char *name;		/* "reason@organisation" */
+	char *reason;		/* own copies of the two sides */
+	char *org;
+	struct grant *grants;
+	size_t ngrants;
+};
+
+/* One grant considered for one membership (rule 1), won or overridden (rule 2). */
+struct snap_src {
+	const struct snap_cell *cell;
+	const struct grant *grant;
+	const struct snap_cell *by;	/* the more specific cell that won; NULL: a winner */
+};
+
+/* Rules 1-3 for one membership cell and one privilege. */
+struct snap_pval {
+	int granted;		/* some grant applies */
+	long long num;		/* flag 0/1, number, quota limit */
+	const char **allow;	/* set: allowed elements, sorted, borrowed */
+	size_t nallow;
+	struct snap_src *src;	/* winners and overridden, for provenance */
+	size_t nsrc;
+};
+
+/* The precomputed effective privileges of one membership cell. */
+struct snap_mres {
+	char *cell;
+	struct snap_pval *pv;	/* one per declared privilege */
+};
+
+struct snap_account {
+	char *uid;
+	const struct snap_mres **m;
+	size_t nm;
+};
+
+struct snap {
+	const struct cfg *cfg;	/* borrowed; outlives every snapshot */
+	uint64_t gen;
+	time_t built;
+
+	char **reasons;
+	int *reason_kids;	/* children per reason node */
+	size_t nreasons;
+	struct strmap reason_idx;	/* path -> index + 1 */
+	char **orgs;
+	size_t norgs;
+	struct strmap org_idx;
+
+	struct snap_cell *cells;
+	size_t ncells;
+	struct strmap cell_by_name;
+
+	struct snap_mres *mres;
+	size_t nmres;
+	struct strmap mres_by_cell;
+
+	struct snap_account *accounts;
+	size_t naccounts;
+	struct strmap account_by_uid;
+
+	size_t skipped;		/* bad grants, cells, memberships left out */
+};
+
+/* What the directory holds, as plain strings; borrowed by snap_build. */
+struct snap_in_cell {
+	const char *name;
+	const char **grants;
+	size_t ngrants;
+};
+
+struct snap_in_account {
+	const char *uid;
+	const char **cells;	/* membership cell names */
+	size_t ncells;
+};
+
+struct snap_input {
+	const char **reasons;
+	size_t nreasons;
+	const char **orgs;
+	size_t norgs;
+	const struct snap_in_cell *cells;
+	size_t ncells;
+	const struct snap_in_account *accounts;
+	size_t naccounts;
+};
+
+/* Builds a snapshot (freed by snap_free); NULL and e when out of memory.
+ * Entries privd cannot use are skipped, counted and logged, not fatal. */
+struct snap *snap_build(const struct cfg *c, const struct snap_input *in,
+    struct err *e);
+void snap_free(struct snap *s);
+
+const struct snap_account *snap_account(const struct snap *s, const char *uid);
+const struct snap_cell *snap_cell(const struct snap *s, const char *name);
+int snap_reason_exists(const struct snap *s, const char *path);
+int snap_reason_is_leaf(const struct snap *s, const char *path);
+int snap_org_exists(const struct snap *s, const char *path);
+
+/*
+ * Publishing. One writer (the sync thread) calls snap_publish; it returns
+ * after the replaced snapshot has no reader left and has been freed.
+ * Readers never lock: snap_enter returns the current snapshot (NULL before
+ * the first) and a ticket that snap_leave gives back.
+ */
+void snap_publish(struct snap *s);
+const struct snap *snap_enter(int *ticket);
+void snap_leave(int ticket);
+/* Frees the current snapshot; call once no reader can start. */
+void snap_shutdown(void);
+
+#endif

@@ -1,0 +1,133 @@
+/* strmap.c - linear probing with backward-shift deletion (no tombstones). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strmap.h"
+
+static uint64_t
+hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (*s) {
+		h ^= (unsigned char)*s++;
+		h *= 1099511628211ULL;
+	}
+	return h ^ (h >> 29);
+}
+
+void
+strmap_init(struct strmap *m)
+{
+	m->slots = NULL;
+	m->cap = 0;
+	m->len = 0;
+}
+
+void
+strmap_free(struct strmap *m)
+{
+	free(m->slots);
+	strmap_init(m);
+}
+
+static size_t
+find(const struct strmap *m, const char *key)
+{
+	size_t i = hash(key) & (m->cap - 1);
+
+	while (m->slots[i].key != NULL && strcmp(m->slots[i].key, key) != 0)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+static int
+grow(struct strmap *m)
+{
+	struct strmap old = *m;
+	size_t cap = m->cap ? m->cap * 2 : 16;
+	size_t i;
+
+	m->slots = calloc(cap, sizeof(*m->slots));
+	if (m->slots == NULL) {
+		*m = old;
+		return -1;
+	}
+	m->cap = cap;
+	m->len = 0;
+	for (i = 0; i < old.cap; i++) {
+		if (old.slots[i].key == NULL)
+			continue;
+		m->slots[find(m, old.slots[i].key)] = old.slots[i];
+		m->len++;
+	}
+	free(old.slots);
+	return 0;
+}
+
+void *
+strmap_put(struct strmap *m, const char *key, void *val, int *failed)
+{
+	size_t i;
+	void *prev;
+
+	if (failed)
+		*failed = 0;
+	if ((m->len + 1) * 4 > m->cap * 3 && grow(m) != 0) {
+		if (failed)
+			*failed = 1;
+		return NULL;
+	}
+	i = find(m, key);
+	if (m->slots[i].key != NULL) {
+		prev = m->slots[i].val;
+		m->slots[i].val = val;
+		return prev;
+	}
+	m->slots[i].key = key;
+	m->slots[i].val = val;
+	m->len++;
+	return NULL;
+}
+
+void *
+strmap_get(const struct strmap *m, const char *key)
+{
+	size_t i;
+
+	if (m->cap == 0)
+		return NULL;
+	i = find(m, key);
+	return m->slots[i].key ? m->slots[i].val : NULL;
+}
+
+void *
+strmap_del(struct strmap *m, const char *key)
+{
+	size_t i, j, home;
+	void *val;
+
+	if (m->cap == 0)
+		return NULL;
+	i = find(m, key);
+	if (m->slots[i].key == NULL)
+		return NULL;
+	val = m->slots[i].val;
+	m->slots[i].key = NULL;
+	m->len--;
+	/* shift later members of the probe run back into the hole */
+	j = i;
+	for (;;) {
+		j = (j + 1) & (m->cap - 1);
+		if (m->slots[j].key == NULL)
+			break;
+		home = hash(m->slots[j].key) & (m->cap - 1);
+		if (((j - home) & (m->cap - 1)) >= ((j - i) & (m->cap - 1))) {
+			m->slots[i] = m->slots[j];
+			m->slots[j].key = NULL;
+			i = j;
+		}
+	}
+	return val;
+}

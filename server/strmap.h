@@ -1,0 +1,28 @@
+/* strmap.h - an open-addressing hash map from borrowed C strings to pointers. */
+#ifndef PRIVD_STRMAP_H
+#define PRIVD_STRMAP_H
+
+#include <stddef.h>
+
+struct strmap_slot {
+	const char *key;	/* borrowed: the caller keeps it alive */
+	void *val;
+};
+
+struct strmap {
+	struct strmap_slot *slots;
+	size_t cap;		/* a power of two, or 0 */
+	size_t len;
+};
+
+void strmap_init(struct strmap *m);
+/* Frees the table, not the keys or values. */
+void strmap_free(struct strmap *m);
+/* Inserts or replaces; returns the old value (NULL when new), or sets
+ * *failed on allocation failure when failed is not NULL. */
+void *strmap_put(struct strmap *m, const char *key, void *val, int *failed);
+void *strmap_get(const struct strmap *m, const char *key);
+/* Removes key; returns its value, NULL when absent. */
+void *strmap_del(struct strmap *m, const char *key);
+
+#endif

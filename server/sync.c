@@ -1,0 +1,611 @@
+/*
+ * sync.c - the LDAP follower: two refreshAndPersist searches (the privilege
+ * subtree and the people), a mirror of what they returned, and a new
+ * snapshot built from the mirror after each burst of changes.
+ *
+ * RFC 4533 is driven with libldap's primitives rather than ldap_sync_poll:
+ * in libldap 2.5 ldap_sync_poll hands the first message of a received chain
+ * to the callback for every message in it, which loses entries whenever
+ * slapd sends faster than privd reads (every large refresh).
+ */
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <lber.h>
+#include <ldap.h>
+
+#include "dn.h"
+#include "ldapconn.h"
+#include "log.h"
+#include "path.h"
+#include "snapshot.h"
+#include "strmap.h"
+#include "sync.h"
+
+enum mkind { MK_REASON, MK_ORG, MK_CELL, MK_ACCOUNT };
+
+struct mentry {
+	char uuid[33];
+	enum mkind kind;
+	char *key;		/* path, cell name or uid */
+	char **vals;		/* grants or membership cell names */
+	size_t nvals;
+};
+
+struct follower {
+	const char *what;
+	LDAP *ld;
+	int msgid;
+	int refreshed;		/* refreshDone seen */
+	int ended;		/* the server ended the search */
+};
+
+static const struct cfg *cfg;
+static pthread_t thread;
+static atomic_int stopping;
+static atomic_int state = SYNC_STARTING;
+static atomic_ulong reconnects;
+static atomic_long build_usec;
+static pthread_mutex_t errlock = PTHREAD_MUTEX_INITIALIZER;
+static char last_error[ERR_MSG_MAX];
+
+static char *reasons_dn, *orgs_dn, *cells_dn;
+static struct strmap mirror;
+static unsigned long events;
+
+static void
+set_error(const char *msg)
+{
+	pthread_mutex_lock(&errlock);
+	snprintf(last_error, sizeof(last_error), "%s", msg);
+	pthread_mutex_unlock(&errlock);
+}
+
+void
+sync_last_error(char *out, size_t n)
+{
+	pthread_mutex_lock(&errlock);
+	snprintf(out, n, "%s", last_error);
+	pthread_mutex_unlock(&errlock);
+}
+
+enum sync_state
+sync_state(void)
+{
+	return (enum sync_state)atomic_load(&state);
+}
+
+uint64_t
+sync_reconnects(void)
+{
+	return atomic_load(&reconnects);
+}
+
+double
+sync_build_seconds(void)
+{
+	return atomic_load(&build_usec) / 1e6;
+}
+
+static void
+mentry_free(struct mentry *m)
+{
+	size_t i;
+
+	if (m == NULL)
+		return;
+	for (i = 0; i < m->nvals; i++)
+		free(m->vals[i]);
+	free(m->vals);
+	free(m->key);
+	free(m);
+}
+
+static void
+mirror_clear(void)
+{
+	size_t i;
+
+	for (i = 0; i < mirror.cap; i++)
+		if (mirror.slots[i].key != NULL)
+			mentry_free(mirror.slots[i].val);
+	strmap_free(&mirror);
+}
+
+static void
+mirror_forget(const char *uuid)
+{
+	mentry_free(strmap_del(&mirror, uuid));
+}
+
+static void
+mirror_keep(struct mentry *m)
+{
+	int failed;
+
+	mirror_forget(m->uuid);
+	strmap_put(&mirror, m->uuid, m, &failed);
+	if (failed) {
+		log_warn("sync: out of memory; dropping an entry");
+		mentry_free(m);
+	}
+}
+
+static void
+uuid_hex(const struct berval *bv, char out[33])
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i, n = bv->bv_len < 16 ? bv->bv_len : 16;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = hex[(unsigned char)bv->bv_val[i] >> 4];
+		out[2 * i + 1] = hex[(unsigned char)bv->bv_val[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+static int
+add_val(struct mentry *m, const char *s, size_t len)
+{
+	char **nv = realloc(m->vals, (m->nvals + 1) * sizeof(*nv));
+
+	if (nv == NULL)
+		return -1;
+	m->vals = nv;
+	if ((m->vals[m->nvals] = strndup(s, len)) == NULL)
+		return -1;
+	m->nvals++;
+	return 0;
+}
+
+/* Reads an entry of the privilege subtree or the people into a mirror entry. */
+static struct mentry *
+read_entry(LDAP *ld, LDAPMessage *msg, int people)
+{
+	char buf[CELL_MAX_LEN + 1];
+	struct berval **vals = NULL;
+	struct mentry *m;
+	char *dn;
+	size_t i;
+
+	if ((dn = ldap_get_dn(ld, msg)) == NULL)
+		return NULL;
+	if ((m = calloc(1, sizeof(*m))) == NULL)
+		goto fail;
+	if (people) {
+		m->kind = MK_ACCOUNT;
+		vals = ldap_get_values_len(ld, msg, cfg->uid_attr);
+		if (vals == NULL || vals[0] == NULL) {
+			log_warn("sync: %s has privAccount but no %s; ignored", dn, cfg->uid_attr);
+			goto fail;
+		}
+		if ((m->key = strndup(vals[0]->bv_val, vals[0]->bv_len)) == NULL)
+			goto fail;
+		ldap_value_free_len(vals);
+		vals = ldap_get_values_len(ld, msg, "privMembership");
+		for (i = 0; vals && vals[i]; i++) {
+			char *mdn = strndup(vals[i]->bv_val, vals[i]->bv_len);
+			int ok = mdn && dn_leaf_cn(mdn, cells_dn, buf, sizeof(buf)) == 0;
+
+			if (!ok)
+				log_warn("sync: %s: membership '%s' is not a cell under %s; ignored",
+				    dn, mdn ? mdn : "?", cells_dn);
+			free(mdn);
+			if (ok && add_val(m, buf, strlen(buf)) != 0)
+				goto fail;
+		}
+	} else if (dn_leaf_cn(dn, cells_dn, buf, sizeof(buf)) == 0) {
+		m->kind = MK_CELL;
+		if ((m->key = strdup(buf)) == NULL)
+			goto fail;
+		vals = ldap_get_values_len(ld, msg, "privGrant");
+		for (i = 0; vals && vals[i]; i++)
+			if (add_val(m, vals[i]->bv_val, vals[i]->bv_len) != 0)
+				goto fail;
+	} else if (dn_path(dn, reasons_dn, buf, sizeof(buf)) == 0 && buf[0]) {
+		m->kind = MK_REASON;
+		if ((m->key = strdup(buf)) == NULL)
+			goto fail;
+	} else if (dn_path(dn, orgs_dn, buf, sizeof(buf)) == 0 && buf[0]) {
+		m->kind = MK_ORG;
+		if ((m->key = strdup(buf)) == NULL)
+			goto fail;
+	} else {
+		log_debug("sync: %s is not a node or cell; ignored", dn);
+		goto fail;
+	}
+	if (vals)
+		ldap_value_free_len(vals);
+	ldap_memfree(dn);
+	return m;
+fail:
+	if (vals)
+		ldap_value_free_len(vals);
+	ldap_memfree(dn);
+	mentry_free(m);
+	return NULL;
+}
+
+static void
+on_entry(struct follower *f, LDAPMessage *msg, int people)
+{
+	LDAPControl **ctrls = NULL, *sc;
+	struct berval uuid = { 0, NULL };
+	BerElement *ber = NULL;
+	char key[33];
+	ber_int_t st = -1;
+
+	if (ldap_get_entry_controls(f->ld, msg, &ctrls) != LDAP_SUCCESS ||
+	    (sc = ldap_control_find(LDAP_CONTROL_SYNC_STATE, ctrls, NULL)) == NULL) {
+		log_warn("sync: %s: entry without a sync state; ignored", f->what);
+		goto done;
+	}
+	if ((ber = ber_init(&sc->ldctl_value)) == NULL ||
+	    ber_scanf(ber, "{em", &st, &uuid) == LBER_ERROR || uuid.bv_len == 0) {
+		log_warn("sync: %s: bad sync state control; ignored", f->what);
+		goto done;
+	}
+	uuid_hex(&uuid, key);
+	events++;
+	switch (st) {
+	case LDAP_SYNC_ADD:
+	case LDAP_SYNC_MODIFY: {
+		struct mentry *m = read_entry(f->ld, msg, people);
+
+		if (m == NULL) {
+			/* no longer something privd follows (or unreadable) */
+			mirror_forget(key);
+			break;
+		}
+		memcpy(m->uuid, key, sizeof(key));
+		mirror_keep(m);
+		break;
+	}
+	case LDAP_SYNC_DELETE:
+		mirror_forget(key);
+		break;
+	default:
+		break;		/* PRESENT: only with a cookie, which privd never sends */
+	}
+done:
+	if (ber)
+		ber_free(ber, 1);
+	if (ctrls)
+		ldap_controls_free(ctrls);
+}
+
+static void
+on_intermediate(struct follower *f, LDAPMessage *msg)
+{
+	char *oid = NULL;
+	struct berval *data = NULL;
+	BerElement *ber = NULL;
+	ber_tag_t tag;
+	ber_len_t len;
+	ber_int_t done = 1;	/* refreshDone DEFAULT TRUE */
+	struct berval cookie;
+
+	if (ldap_parse_intermediate(f->ld, msg, &oid, &data, NULL, 0) != LDAP_SUCCESS)
+		return;
+	if (oid == NULL || strcmp(oid, LDAP_SYNC_INFO) != 0 || data == NULL ||
+	    (ber = ber_init(data)) == NULL)
+		goto out;
+	tag = ber_peek_tag(ber, &len);
+	if (tag == LDAP_TAG_SYNC_REFRESH_PRESENT || tag == LDAP_TAG_SYNC_REFRESH_DELETE) {
+		if (ber_scanf(ber, "{") == LBER_ERROR)
+			goto out;
+		if (ber_peek_tag(ber, &len) == LDAP_TAG_SYNC_COOKIE &&
+		    ber_scanf(ber, "m", &cookie) == LBER_ERROR)
+			goto out;
+		if (ber_peek_tag(ber, &len) == LDAP_TAG_REFRESHDONE &&
+		    ber_scanf(ber, "b", &done) == LBER_ERROR)
+			goto out;
+		if (done)
+			f->refreshed = 1;
+		events++;
+	}
+out:
+	if (ber)
+		ber_free(ber, 1);
+	ldap_memfree(oid);
+	if (data)
+		ber_bvfree(data);
+}
+
+/* Takes what has arrived without waiting; -1 when the connection failed. */
+static int
+drain(struct follower *f, int people)
+{
+	struct timeval zero = { 0, 0 };
+	LDAPMessage *msg;
+	int rc, n = 0;
+
+	for (;;) {
+		rc = ldap_result(f->ld, f->msgid, LDAP_MSG_ONE, &zero, &msg);
+		if (rc == 0)
+			return 0;
+		if (rc < 0) {
+			int err = 0;
+
+			ldap_get_option(f->ld, LDAP_OPT_RESULT_CODE, &err);
+			log_warn("sync: %s: connection lost: %s", f->what, ldap_err2string(err));
+			set_error(ldap_err2string(err));
+			return -1;
+		}
+		switch (rc) {
+		case LDAP_RES_SEARCH_ENTRY:
+			on_entry(f, msg, people);
+			break;
+		case LDAP_RES_INTERMEDIATE:
+			on_intermediate(f, msg);
+			break;
+		case LDAP_RES_SEARCH_RESULT: {
+			int err = 0;
+			char *text = NULL;
+
+			ldap_parse_result(f->ld, msg, &err, NULL, &text, NULL, NULL, 0);
+			log_warn("sync: %s: search ended by the server: %s%s%s", f->what,
+			    ldap_err2string(err), text ? ": " : "", text ? text : "");
+			set_error(ldap_err2string(err));
+			ldap_memfree(text);
+			f->ended = 1;
+			break;
+		}
+		default:
+			break;
+		}
+		ldap_msgfree(msg);
+		if (f->ended)
+			return -1;
+		/* let the caller poll the other search now and then */
+		if (++n == 4096)
+			return 0;
+	}
+}
+
+static int
+begin(struct follower *f, const char *base, const char *filter, char **attrs)
+{
+	BerElement *ber;
+	LDAPControl ctrl, *ctrls[2] = { &ctrl, NULL };
+	struct err e;
+	int rc;
+
+	f->refreshed = f->ended = 0;
+	if (ldapc_open(cfg, NULL, NULL, &f->ld, &e) != 0) {
+		set_error(e.msg);
+		return -1;
+	}
+	if ((ber = ber_alloc_t(LBER_USE_DER)) == NULL)
+		return -1;
+	/* syncRequestValue: mode refreshAndPersist, no cookie, reloadHint FALSE */
+	if (ber_printf(ber, "{eb}", (ber_int_t)LDAP_SYNC_REFRESH_AND_PERSIST, 0) < 0 ||
+	    ber_flatten2(ber, &ctrl.ldctl_value, 0) < 0) {
+		ber_free(ber, 1);
+		return -1;
+	}
+	ctrl.ldctl_oid = LDAP_CONTROL_SYNC;
+	ctrl.ldctl_iscritical = 1;
+	rc = ldap_search_ext(f->ld, base, LDAP_SCOPE_SUBTREE, filter, attrs, 0,
+	    ctrls, NULL, NULL, 0, &f->msgid);
+	ber_free(ber, 1);
+	if (rc != LDAP_SUCCESS) {
+		log_warn("sync: %s: search failed: %s", f->what, ldap_err2string(rc));
+		set_error(ldap_err2string(rc));
+		return -1;
+	}
+	return 0;
+}
+
+static void
+end(struct follower *f)
+{
+	ldapc_close(f->ld);
+	f->ld = NULL;
+}
+
+static int
+fd_of(struct follower *f)
+{
+	int fd = -1;
+
+	ldap_get_option(f->ld, LDAP_OPT_DESC, &fd);
+	return fd;
+}
+
+static int
+rebuild(void)
+{
+	struct snap_input in;
+	struct snap_in_cell *cells = NULL;
+	struct snap_in_account *accts = NULL;
+	const char **reasons = NULL, **orgs = NULL;
+	struct timespec t0, t1;
+	struct snap *s;
+	struct err e;
+	size_t i, n = mirror.len;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	memset(&in, 0, sizeof(in));
+	reasons = calloc(n + 1, sizeof(*reasons));
+	orgs = calloc(n + 1, sizeof(*orgs));
+	cells = calloc(n + 1, sizeof(*cells));
+	accts = calloc(n + 1, sizeof(*accts));
+	if (!reasons || !orgs || !cells || !accts)
+		goto fail;
+	for (i = 0; i < mirror.cap; i++) {
+		const struct mentry *m = mirror.slots[i].val;
+
+		if (mirror.slots[i].key == NULL)
+			continue;
+		switch (m->kind) {
+		case MK_REASON:
+			reasons[in.nreasons++] = m->key;
+			break;
+		case MK_ORG:
+			orgs[in.norgs++] = m->key;
+			break;
+		case MK_CELL:
+			cells[in.ncells].name = m->key;
+			cells[in.ncells].grants = (const char **)m->vals;
+			cells[in.ncells++].ngrants = m->nvals;
+			break;
+		case MK_ACCOUNT:
+			accts[in.naccounts].uid = m->key;
+			accts[in.naccounts].cells = (const char **)m->vals;
+			accts[in.naccounts++].ncells = m->nvals;
+			break;
+		}
+	}
+	in.reasons = reasons;
+	in.orgs = orgs;
+	in.cells = cells;
+	in.accounts = accts;
+	if ((s = snap_build(cfg, &in, &e)) == NULL)
+		goto fail;
+	snap_publish(s);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	atomic_store(&build_usec, (t1.tv_sec - t0.tv_sec) * 1000000L +
+	    (t1.tv_nsec - t0.tv_nsec) / 1000);
+	log_debug("sync: snapshot %llu: %zu reasons, %zu organisations, %zu cells, "
+	    "%zu accounts", (unsigned long long)s->gen, in.nreasons, in.norgs,
+	    in.ncells, in.naccounts);
+	free(reasons);
+	free(orgs);
+	free(cells);
+	free(accts);
+	return 0;
+fail:
+	log_warn("sync: cannot build a snapshot: out of memory");
+	free(reasons);
+	free(orgs);
+	free(cells);
+	free(accts);
+	return -1;
+}
+
+static long
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/* One connected session: refresh both, publish, follow until failure. */
+static void
+follow(void)
+{
+	static char *priv_attrs[] = { "cn", "privGrant", NULL };
+	char *people_attrs[] = { cfg->uid_attr, "privMembership", NULL };
+	struct follower fp = { "privileges", NULL, 0, 0, 0 };
+	struct follower fa = { "people", NULL, 0, 0, 0 };
+	unsigned long seen;
+	long dirty_since = 0;
+	int live = 0;
+
+	strmap_init(&mirror);
+	if (begin(&fp, cfg->base_dn, "(|(objectClass=privReason)"
+	    "(objectClass=privOrganisation)(objectClass=privCell))", priv_attrs) != 0 ||
+	    begin(&fa, cfg->people_dn, "(objectClass=privAccount)", people_attrs) != 0)
+		goto out;
+	while (!atomic_load(&stopping)) {
+		struct pollfd pfd[2];
+
+		seen = events;
+		if (drain(&fp, 0) != 0 || drain(&fa, 1) != 0)
+			goto out;
+		if (!live && fp.refreshed && fa.refreshed) {
+			if (rebuild() != 0)
+				goto out;
+			live = 1;
+			atomic_store(&state, SYNC_LIVE);
+			set_error("");
+			log_info("sync: following %s and %s", cfg->base_dn, cfg->people_dn);
+			continue;
+		}
+		if (live && events != seen) {
+			if (dirty_since == 0)
+				dirty_since = now_ms();
+			/* a burst keeps coming: still publish every 100 ms */
+			if (now_ms() - dirty_since < 100)
+				continue;
+		}
+		if (live && dirty_since != 0) {
+			if (rebuild() != 0)
+				goto out;
+			dirty_since = 0;
+			continue;
+		}
+		pfd[0].fd = fd_of(&fp);
+		pfd[1].fd = fd_of(&fa);
+		pfd[0].events = pfd[1].events = POLLIN;
+		poll(pfd, 2, 200);
+	}
+out:
+	end(&fp);
+	end(&fa);
+	mirror_clear();
+}
+
+static void *
+run(void *arg)
+{
+	long backoff = 100;
+
+	(void)arg;
+	while (!atomic_load(&stopping)) {
+		long until;
+
+		follow();
+		if (atomic_load(&stopping))
+			break;
+		if (atomic_load(&state) == SYNC_LIVE) {
+			atomic_store(&state, SYNC_STALE);
+			backoff = 100;
+		}
+		atomic_fetch_add(&reconnects, 1);
+		log_warn("sync: directory unreachable; answering from the last snapshot, "
+		    "retrying in %ld ms", backoff);
+		until = now_ms() + backoff;
+		while (!atomic_load(&stopping) && now_ms() < until) {
+			struct timespec ts = { 0, 20 * 1000000L };
+
+			nanosleep(&ts, NULL);
+		}
+		backoff = backoff * 2 > cfg->reconnect_max_ms ? cfg->reconnect_max_ms : backoff * 2;
+	}
+	return NULL;
+}
+
+int
+sync_start(const struct cfg *c)
+{
+	cfg = c;
+	reasons_dn = dn_join("ou=reasons", c->base_dn);
+	orgs_dn = dn_join("ou=organisations", c->base_dn);
+	cells_dn = dn_join("ou=cells", c->base_dn);
+	if (!reasons_dn || !orgs_dn || !cells_dn)
+		return -1;
+	atomic_store(&stopping, 0);
+	if (pthread_create(&thread, NULL, run, NULL) != 0)
+		return -1;
+	return 0;
+}
+
+void
+sync_stop(void)
+{
+	atomic_store(&stopping, 1);
+	pthread_join(thread, NULL);
+	free(reasons_dn);
+	free(orgs_dn);
+	free(cells_dn);
+	reasons_dn = orgs_dn = cells_dn = NULL;
+}

@@ -1,0 +1,27 @@
+/* sync.h - following the directory with an RFC 4533 refreshAndPersist search. */
+#ifndef PRIVD_SYNC_H
+#define PRIVD_SYNC_H
+
+#include <stdint.h>
+
+#include "config.h"
+
+enum sync_state {
+	SYNC_STARTING,		/* no snapshot yet */
+	SYNC_LIVE,		/* following the directory */
+	SYNC_STALE		/* connection lost; answering from the last snapshot */
+};
+
+/* Starts the follower thread; it publishes snapshots with snap_publish. */
+int sync_start(const struct cfg *c);
+/* Stops and joins it. */
+void sync_stop(void);
+
+enum sync_state sync_state(void);
+uint64_t sync_reconnects(void);
+/* The last connection problem, for /readyz ("" when none). */
+void sync_last_error(char *out, size_t n);
+/* Seconds the last snapshot took to build. */
+double sync_build_seconds(void);
+
+#endif
