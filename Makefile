@@ -15,7 +15,7 @@ VALGRIND ?= valgrind -q --error-exitcode=99 --leak-check=full \
 	--errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect
 
 CFLAGS	= -std=c11 -Wall -Wextra -Werror $(OPT) $(SAN) -D_GNU_SOURCE -MMD -MP \
-	  -Iserver
+	  -Iserver -Itests
 LDFLAGS	= $(SAN)
 LIBS	= -lldap -llber -lmicrohttpd -lyaml -ljansson -lnettle -lpthread
 
@@ -49,7 +49,7 @@ $(PRIVD): $(B)/server/main.o $(SRV_OBJ)
 $(PRIVCTL): $(B)/client/privctl.o
 	$(CC) $(LDFLAGS) -o $@ $^ -lcurl -ljansson -lyaml
 
-$(B)/tests/test_%: $(B)/tests/test_%.o $(SRV_OBJ)
+$(B)/tests/test_%: $(B)/tests/test_%.o $(B)/tests/fixture.o $(SRV_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) -lcmocka
 
 $(INTEG_BIN): $(B)/tests/integration/test_api.o
@@ -83,3 +83,5 @@ clean:
 	rm -rf build server/privd client/privctl
 
 -include $(shell find build -name '*.d' 2>/dev/null)
+
+.SECONDARY:

@@ -1,0 +1,23 @@
+/* fixture.h - shared helpers for the unit tests: a config and snapshots from strings. */
+#ifndef PRIVD_FIXTURE_H
+#define PRIVD_FIXTURE_H
+
+#include "config.h"
+#include "snapshot.h"
+
+/*
+ * A configuration with these privileges:
+ *   f flag, s set, n number (max), nmin number (min), nsum number (sum),
+ *   q quota (period never)
+ */
+struct cfg *fx_cfg(void);
+
+/*
+ * A snapshot from specs: cells "name|grant|grant..." and accounts
+ * "uid|cell|cell...", each list NULL-terminated; reasons and orgs are the
+ * tree paths (NULL-terminated, may be NULL).
+ */
+struct snap *fx_snap(const struct cfg *c, const char *const *reasons,
+    const char *const *orgs, const char *const *cells, const char *const *accounts);
+
+#endif

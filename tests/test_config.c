@@ -1,0 +1,242 @@
+/* test_config.c - the configuration parser: good files, and file:line errors for bad ones. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "config.h"
+
+#define BASE \
+	"ldap:\n" \
+	"  uri: ldap://127.0.0.1/\n" \
+	"  base: ou=privileges,dc=example,dc=edu\n" \
+	"  people: ou=people,dc=example,dc=edu\n"
+#define PRIVS \
+	"privileges:\n" \
+	"  print.pages: { type: quota, period: week }\n"
+
+static struct cfg *
+parse(const char *text, struct err *e)
+{
+	struct cfg *c = NULL;
+
+	memset(e, 0, sizeof(*e));
+	if (cfg_parse(text, strlen(text), "t.yaml", &c, e) != 0)
+		return NULL;
+	return c;
+}
+
+/* Fails to parse, at line, with a message containing want. */
+static void
+refused(const char *text, int line, const char *want)
+{
+	struct err e;
+	struct cfg *c = parse(text, &e);
+
+	if (c != NULL) {
+		cfg_free(c);
+		fail_msg("accepted: %s", text);
+	}
+	assert_int_equal(e.code, ERR_INVALID);
+	if (strstr(e.msg, want) == NULL)
+		fail_msg("message '%s' lacks '%s'", e.msg, want);
+	assert_int_equal(e.line, line);
+}
+
+static void
+full_config(void **state)
+{
+	const char *text =
+	    "http:\n"
+	    "  listen: '[::1]:9090'\n"
+	    "  threads: 4\n"
+	    "  max_body: 2048\n"
+	    "  metrics_public: true\n"
+	    BASE
+	    "  bind_dn: cn=privd,dc=example,dc=edu\n"
+	    "  bind_password: s3cret\n"
+	    "  uid_attribute: sAMAccountName\n"
+	    "  create_people: yes\n"
+	    "model: { reasons_leaf_only: false }\n"
+	    "privileges:\n"
+	    "  print.pages: { type: quota, period: term, combine: sum }\n"
+	    "  print.colour: { type: flag }\n"
+	    "  printer.access: { type: set }\n"
+	    "  login.max_sessions: { type: number, combine: min }\n"
+	    "terms:\n"
+	    "  - { name: 2026T1, start: 2026-02-16, end: 2026-05-15 }\n"
+	    "  - { name: 2026T2, start: 2026-06-01, end: 2026-08-28 }\n"
+	    "keys:\n"
+	    "  - name: printers\n"
+	    "    sha256: ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\n"
+	    "    scopes: [read, charge]\n";
+	struct err e;
+	struct cfg *c = parse(text, &e);
+
+	(void)state;
+	if (c == NULL)
+		fail_msg("%d: %s", e.line, e.msg);
+	assert_string_equal(c->listen_host, "::1");
+	assert_int_equal(c->listen_port, 9090);
+	assert_int_equal(c->threads, 4);
+	assert_int_equal(c->max_body, 2048);
+	assert_true(c->metrics_public);
+	assert_string_equal(c->bind_password, "s3cret");
+	assert_string_equal(c->uid_attr, "sAMAccountName");
+	assert_true(c->create_people);
+	assert_false(c->reason_leaf_only);
+	assert_int_equal(c->nprivs, 4);
+	assert_int_equal(c->privs[0].type, PRIV_QUOTA);
+	assert_int_equal(c->privs[0].period, PERIOD_TERM);
+	assert_int_equal(c->privs[0].combine, COMBINE_SUM);
+	assert_int_equal(c->privs[3].combine, COMBINE_MIN);
+	assert_int_equal(c->privs[1].period, PERIOD_NONE);
+	assert_int_equal(c->nterms, 2);
+	assert_int_equal(c->terms[0].start, cfg_days_from_civil(2026, 2, 16));
+	assert_int_equal(c->nkeys, 1);
+	assert_int_equal(c->keys[0].scopes, SCOPE_READ | SCOPE_CHARGE);
+	assert_int_equal(c->keys[0].sha256[0], 0xba);
+	assert_int_equal(c->keys[0].sha256[31], 0xad);
+	cfg_free(c);
+}
+
+static void
+defaults(void **state)
+{
+	struct err e;
+	struct cfg *c = parse(BASE PRIVS, &e);
+
+	(void)state;
+	assert_non_null(c);
+	assert_string_equal(c->listen_host, "127.0.0.1");
+	assert_int_equal(c->listen_port, 8080);
+	assert_int_equal(c->max_body, 1024 * 1024);
+	assert_string_equal(c->uid_attr, "uid");
+	assert_true(c->reason_leaf_only);
+	assert_false(c->create_people);
+	assert_false(c->metrics_public);
+	assert_int_equal(c->privs[0].combine, COMBINE_MAX);
+	cfg_free(c);
+}
+
+static void
+unknown_keys(void **state)
+{
+	(void)state;
+	refused(BASE PRIVS "colour: blue\n", 7, "unknown key 'colour' in the top level");
+	refused("ldap:\n  uri: ldap://x/\n  bsae: dc=x\n", 3, "unknown key 'bsae' in ldap");
+	refused(BASE "privileges:\n  p: { type: flag, colour: red }\n", 6, "unknown key 'colour'");
+}
+
+static void
+bad_types(void **state)
+{
+	(void)state;
+	refused("http:\n  threads: many\n" BASE PRIVS, 2, "http.threads: expected a whole number");
+	refused("http:\n  threads: 0\n" BASE PRIVS, 2, "out of range");
+	refused("http: [1, 2]\n" BASE PRIVS, 1, "http: expected a mapping");
+	refused("http:\n  metrics_public: maybe\n" BASE PRIVS, 2, "expected true or false");
+	refused("http:\n  listen: localhost\n" BASE PRIVS, 2, "expected HOST:PORT");
+	refused("ldap:\n  uri: http://x/\n", 2, "not an ldap://");
+	refused("ldap:\n  uri: ldap://x/\n  base: not a dn\n", 3, "not a valid DN");
+	refused(BASE "privileges:\n  p: { type: counter }\n", 6, "unknown value 'counter'");
+}
+
+static void
+missing_values(void **state)
+{
+	(void)state;
+	refused(PRIVS, 1, "ldap: missing section");
+	refused("ldap:\n  base: dc=x\n  people: dc=y\n" PRIVS, 2, "ldap.uri: missing");
+	refused(BASE, 1, "privileges: missing section");
+	refused(BASE "privileges:\n  p: { combine: max }\n", 6, "missing type");
+	refused(BASE "privileges:\n  p: { type: quota }\n", 6, "a quota needs a period");
+	refused(BASE "  bind_dn: cn=x\n" PRIVS, 2, "bind_dn needs bind_password");
+}
+
+static void
+inconsistent_values(void **state)
+{
+	(void)state;
+	refused(BASE "privileges:\n  p:\n    type: flag\n    combine: max\n", 8,
+	    "combine is only for number and quota");
+	refused(BASE "privileges:\n  p:\n    type: set\n    period: week\n", 8,
+	    "period is only for quotas");
+	refused(BASE "privileges:\n  p: { type: quota, period: term }\n", 1,
+	    "no terms are defined");
+	refused(BASE PRIVS "terms:\n  - { name: a, start: 2026-01-01, end: 2026-02-01 }\n"
+	    "  - { name: b, start: 2026-02-01, end: 2026-03-01 }\n", 9, "overlaps");
+	refused(BASE PRIVS "terms:\n  - { name: a, start: 2026-03-01, end: 2026-02-01 }\n", 8,
+	    "ends before it starts");
+	refused(BASE PRIVS "terms:\n  - { name: a, start: 2026-02-30, end: 2026-03-01 }\n", 8,
+	    "expected a date");
+	refused(BASE PRIVS "terms:\n  - { name: a, start: 2027-02-29, end: 2027-03-01 }\n", 8,
+	    "not a leap year");
+	refused(BASE PRIVS "http: {}\nhttp: {}\n", 8, "given twice");
+}
+
+static void
+bad_keys(void **state)
+{
+	(void)state;
+	refused(BASE PRIVS "keys:\n  - { name: k, sha256: abc, scopes: [read] }\n", 8, "64 hex digits");
+	refused(BASE PRIVS "keys:\n  - { name: k, sha256: zz16bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad, scopes: [read] }\n",
+	    8, "64 hex digits");
+	refused(BASE PRIVS "keys:\n  - { name: k, sha256: ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad, scopes: [write] }\n",
+	    8, "unknown value 'write'");
+	refused(BASE PRIVS "keys:\n  - { name: k, scopes: [read] }\n", 8, "needs name, sha256 and scopes");
+}
+
+static void
+yaml_syntax_error(void **state)
+{
+	(void)state;
+	refused(BASE "privileges: {\n  p: [\n", 7, "YAML syntax");
+	refused("", 1, "empty document");
+}
+
+static void
+password_file(void **state)
+{
+	char path[] = "/tmp/privd-test-pw-XXXXXX";
+	int fd = mkstemp(path);
+	char text[512];
+	struct err e;
+	struct cfg *c;
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "from-file\n", 10), 10);
+	close(fd);
+	snprintf(text, sizeof(text), BASE "  bind_dn: cn=p\n  bind_password_file: %s\n" PRIVS, path);
+	c = parse(text, &e);
+	unlink(path);
+	assert_non_null(c);
+	assert_string_equal(c->bind_password, "from-file");
+	cfg_free(c);
+	refused(BASE "  bind_password_file: /nonexistent/pw\n" PRIVS, 5, "cannot read");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(full_config),
+		cmocka_unit_test(defaults),
+		cmocka_unit_test(unknown_keys),
+		cmocka_unit_test(bad_types),
+		cmocka_unit_test(missing_values),
+		cmocka_unit_test(inconsistent_values),
+		cmocka_unit_test(bad_keys),
+		cmocka_unit_test(yaml_syntax_error),
+		cmocka_unit_test(password_file),
+	};
+
+	return cmocka_run_group_tests_name("config", tests, NULL, NULL);
+}
