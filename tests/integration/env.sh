@@ -57,6 +57,13 @@ start)
 stop)
 	stop_privd
 	"$top/deploy/slapd-dev.sh" stop "$dir/slapd" || true
+	# a sanitizer build reports into privd's log: any report fails the run
+	if grep -qE "ERROR: (Address|Leak)Sanitizer|runtime error:" "$dir/privd.log" 2>/dev/null; then
+		echo "env.sh: privd's sanitizers reported:" >&2
+		cat "$dir/privd.log" >&2
+		rm -rf "$dir"
+		exit 1
+	fi
 	rm -rf "$dir"
 	;;
 slapd-stop)
