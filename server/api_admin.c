@@ -5,6 +5,7 @@
 #include "apply.h"
 #include "import.h"
 #include "log.h"
+#include "sync.h"
 
 static json_t *
 summary_json(const struct apply_summary *s, int dry_run)
@@ -61,6 +62,10 @@ api_import(struct req *r)
 		return http_err(r, &e, "import_failed");
 	}
 	import_free(&doc);
+	/* answer once this privd's own reads show the import */
+	if (!dry_run && sync_wait_csn(sum.csn_privileges, sum.csn_people,
+	    r->cfg->ldap_timeout_s * 1000) != 0)
+		log_warn("import: committed, but the sync stream has not shown it yet");
 	log_info("import by %s%s: %zu reasons, %zu organisations, %zu cells added, "
 	    "%zu cells changed, %zu accounts changed, %zu created", r->key->name,
 	    dry_run ? " (dry run)" : "", sum.reasons_added, sum.orgs_added,

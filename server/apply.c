@@ -644,6 +644,50 @@ abort:
 	return -1;
 }
 
+/* The entryCSN of dn into out (size n); "" when it cannot be read. */
+static void
+read_csn(LDAP *ld, const struct cfg *c, const char *dn, char *out, size_t n)
+{
+	char *attrs[] = { "entryCSN", NULL };
+	struct timeval tv = { c->ldap_timeout_s, 0 };
+	LDAPMessage *res = NULL, *m;
+	struct berval **v;
+
+	out[0] = '\0';
+	if (ldap_search_ext_s(ld, dn, LDAP_SCOPE_BASE, "(objectClass=*)", attrs, 0,
+	    NULL, NULL, &tv, 1, &res) == LDAP_SUCCESS &&
+	    (m = ldap_first_entry(ld, res)) != NULL &&
+	    (v = ldap_get_values_len(ld, m, "entryCSN")) != NULL) {
+		if (v[0] && v[0]->bv_len < n) {
+			memcpy(out, v[0]->bv_val, v[0]->bv_len);
+			out[v[0]->bv_len] = '\0';
+		}
+		ldap_value_free_len(v);
+	}
+	ldap_msgfree(res);
+}
+
+/* The CSNs of the last write in each stream: CSNs grow in the order of
+ * the transaction's operations. */
+static void
+note_csns(LDAP *ld, const struct cfg *c, const struct plan *p,
+    struct apply_summary *sum)
+{
+	const char *last_priv = NULL, *last_people = NULL;
+	size_t i;
+
+	for (i = 0; i < p->nops; i++) {
+		if (dn_within(p->ops[i].dn, c->base_dn))
+			last_priv = p->ops[i].dn;
+		else
+			last_people = p->ops[i].dn;
+	}
+	if (last_priv)
+		read_csn(ld, c, last_priv, sum->csn_privileges, sizeof(sum->csn_privileges));
+	if (last_people)
+		read_csn(ld, c, last_people, sum->csn_people, sizeof(sum->csn_people));
+}
+
 int
 apply_import(const struct cfg *c, const struct import_doc *doc, int dry_run,
     const char *who, const char *password, struct apply_summary *sum,
@@ -683,6 +727,7 @@ apply_import(const struct cfg *c, const struct import_doc *doc, int dry_run,
 	if (run_txn(ld, c, &p, e) != 0)
 		goto done;
 	log_info("import: %zu writes committed", p.nops);
+	note_csns(ld, c, &p, sum);
 	rc = 0;
 done:
 	plan_free(&p);

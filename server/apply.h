@@ -15,6 +15,10 @@ struct apply_summary {
 	size_t cells_changed;
 	size_t accounts_changed;
 	size_t accounts_created;
+	/* entryCSN of the last entry written in each stream ("" when none),
+	 * for sync_wait_csn */
+	char csn_privileges[64];
+	char csn_people[64];
 };
 
 /*

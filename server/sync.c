@@ -37,12 +37,15 @@ struct mentry {
 	size_t nvals;
 };
 
+#define CSN_MAX 64
+
 struct follower {
 	const char *what;
 	LDAP *ld;
 	int msgid;
 	int refreshed;		/* refreshDone seen */
 	int ended;		/* the server ended the search */
+	char csn[CSN_MAX];	/* newest CSN the stream has delivered */
 };
 
 static const struct cfg *cfg;
@@ -55,6 +58,9 @@ static pthread_mutex_t errlock = PTHREAD_MUTEX_INITIALIZER;
 static char last_error[ERR_MSG_MAX];
 
 static char *reasons_dn, *orgs_dn, *cells_dn;
+/* the CSN each stream had delivered when the current snapshot was built */
+static pthread_mutex_t csnlock = PTHREAD_MUTEX_INITIALIZER;
+static char published_csn[2][CSN_MAX];
 static struct strmap mirror;
 static unsigned long events;
 
@@ -231,12 +237,42 @@ fail:
 	return NULL;
 }
 
+/* Keeps the newest csn= of a sync cookie ("rid=000,csn=2026...Z#000000#000#000000"). */
+static void
+note_cookie(struct follower *f, const struct berval *cookie)
+{
+	char tmp[CSN_MAX];
+	const char *p;
+	size_t n;
+
+	if (cookie->bv_val == NULL)
+		return;
+	p = memmem(cookie->bv_val, cookie->bv_len, "csn=", 4);
+	if (p == NULL)
+		return;
+	p += 4;
+	n = cookie->bv_len - (p - cookie->bv_val);
+	for (size_t i = 0; i < n; i++)
+		if (p[i] == ',' || p[i] == ';') {
+			n = i;
+			break;
+		}
+	if (n == 0 || n >= CSN_MAX)
+		return;
+	memcpy(tmp, p, n);
+	tmp[n] = '\0';
+	/* CSNs start with a GeneralizedTime: text order is time order */
+	if (strcmp(tmp, f->csn) > 0)
+		memcpy(f->csn, tmp, n + 1);
+}
+
 static void
 on_entry(struct follower *f, LDAPMessage *msg, int people)
 {
 	LDAPControl **ctrls = NULL, *sc;
-	struct berval uuid = { 0, NULL };
+	struct berval uuid = { 0, NULL }, cookie = { 0, NULL };
 	BerElement *ber = NULL;
+	ber_len_t len;
 	char key[33];
 	ber_int_t st = -1;
 
@@ -250,6 +286,9 @@ on_entry(struct follower *f, LDAPMessage *msg, int people)
 		log_warn("sync: %s: bad sync state control; ignored", f->what);
 		goto done;
 	}
+	if (ber_peek_tag(ber, &len) == LDAP_TAG_SYNC_COOKIE &&
+	    ber_scanf(ber, "m", &cookie) != LBER_ERROR)
+		note_cookie(f, &cookie);
 	uuid_hex(&uuid, key);
 	events++;
 	switch (st) {
@@ -296,12 +335,19 @@ on_intermediate(struct follower *f, LDAPMessage *msg)
 	    (ber = ber_init(data)) == NULL)
 		goto out;
 	tag = ber_peek_tag(ber, &len);
+	if (tag == LDAP_TAG_SYNC_NEW_COOKIE) {
+		if (ber_scanf(ber, "m", &cookie) != LBER_ERROR)
+			note_cookie(f, &cookie);
+		goto out;
+	}
 	if (tag == LDAP_TAG_SYNC_REFRESH_PRESENT || tag == LDAP_TAG_SYNC_REFRESH_DELETE) {
 		if (ber_scanf(ber, "{") == LBER_ERROR)
 			goto out;
-		if (ber_peek_tag(ber, &len) == LDAP_TAG_SYNC_COOKIE &&
-		    ber_scanf(ber, "m", &cookie) == LBER_ERROR)
-			goto out;
+		if (ber_peek_tag(ber, &len) == LDAP_TAG_SYNC_COOKIE) {
+			if (ber_scanf(ber, "m", &cookie) == LBER_ERROR)
+				goto out;
+			note_cookie(f, &cookie);
+		}
 		if (ber_peek_tag(ber, &len) == LDAP_TAG_REFRESHDONE &&
 		    ber_scanf(ber, "b", &done) == LBER_ERROR)
 			goto out;
@@ -418,6 +464,43 @@ fd_of(struct follower *f)
 	return fd;
 }
 
+static void
+publish_csns(const struct follower *fp, const struct follower *fa)
+{
+	pthread_mutex_lock(&csnlock);
+	memcpy(published_csn[0], fp->csn, CSN_MAX);
+	memcpy(published_csn[1], fa->csn, CSN_MAX);
+	pthread_mutex_unlock(&csnlock);
+}
+
+int
+sync_wait_csn(const char *privileges_csn, const char *people_csn, int timeout_ms)
+{
+	long until = 0;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	until = ts.tv_sec * 1000L + ts.tv_nsec / 1000000L + timeout_ms;
+	for (;;) {
+		int ok;
+
+		pthread_mutex_lock(&csnlock);
+		ok = (privileges_csn == NULL || *privileges_csn == '\0' ||
+		    strcmp(published_csn[0], privileges_csn) >= 0) &&
+		    (people_csn == NULL || *people_csn == '\0' ||
+		    strcmp(published_csn[1], people_csn) >= 0);
+		pthread_mutex_unlock(&csnlock);
+		if (ok)
+			return 0;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		if (ts.tv_sec * 1000L + ts.tv_nsec / 1000000L >= until)
+			return -1;
+		ts.tv_sec = 0;
+		ts.tv_nsec = 2 * 1000000L;
+		nanosleep(&ts, NULL);
+	}
+}
+
 static int
 rebuild(void)
 {
@@ -504,8 +587,8 @@ follow(void)
 {
 	static char *priv_attrs[] = { "cn", "privGrant", NULL };
 	char *people_attrs[] = { cfg->uid_attr, "privMembership", NULL };
-	struct follower fp = { "privileges", NULL, 0, 0, 0 };
-	struct follower fa = { "people", NULL, 0, 0, 0 };
+	struct follower fp = { "privileges", NULL, 0, 0, 0, "" };
+	struct follower fa = { "people", NULL, 0, 0, 0, "" };
 	unsigned long seen;
 	long dirty_since = 0;
 	int live = 0;
@@ -524,6 +607,7 @@ follow(void)
 		if (!live && fp.refreshed && fa.refreshed) {
 			if (rebuild() != 0)
 				goto out;
+			publish_csns(&fp, &fa);
 			live = 1;
 			atomic_store(&state, SYNC_LIVE);
 			set_error("");
@@ -540,6 +624,7 @@ follow(void)
 		if (live && dirty_since != 0) {
 			if (rebuild() != 0)
 				goto out;
+			publish_csns(&fp, &fa);
 			dirty_since = 0;
 			continue;
 		}

@@ -21,6 +21,12 @@ enum sync_state sync_state(void);
 uint64_t sync_reconnects(void);
 /* The last connection problem, for /readyz ("" when none). */
 void sync_last_error(char *out, size_t n);
+/*
+ * Read-your-writes: waits until the published snapshot holds everything up
+ * to these CSNs (entryCSN of what a write changed, "" or NULL: nothing in
+ * that stream). -1 when timeout_ms passed first.
+ */
+int sync_wait_csn(const char *privileges_csn, const char *people_csn, int timeout_ms);
 /* Seconds the last snapshot took to build. */
 double sync_build_seconds(void);
 
