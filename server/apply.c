@@ -136,36 +136,46 @@ plan_free(struct plan *p)
 }
 
 static void
+dcell_free(struct dcell *c)
+{
+	size_t j;
+
+	for (j = 0; j < c->ngrants; j++)
+		free(c->grants[j]);
+	free(c->grants);
+	free(c->name);
+	free(c);
+}
+
+static void
+dperson_free(struct dperson *p)
+{
+	size_t j;
+
+	if (p == NULL)
+		return;
+	for (j = 0; j < p->ncells; j++)
+		free(p->cells[j]);
+	free(p->cells);
+	free(p->uid);
+	free(p->dn);
+	free(p);
+}
+
+static void
 dir_free(struct dir *d)
 {
-	size_t i, j;
+	size_t i;
 
 	vals_free(d->reasons);
 	vals_free(d->orgs);
-	for (i = 0; i < d->cells.cap; i++) {
-		struct dcell *c = d->cells.slots[i].val;
-
-		if (d->cells.slots[i].key == NULL)
-			continue;
-		for (j = 0; j < c->ngrants; j++)
-			free(c->grants[j]);
-		free(c->grants);
-		free(c->name);
-		free(c);
-	}
+	for (i = 0; i < d->cells.cap; i++)
+		if (d->cells.slots[i].key != NULL)
+			dcell_free(d->cells.slots[i].val);
 	strmap_free(&d->cells);
-	for (i = 0; i < d->people.cap; i++) {
-		struct dperson *p = d->people.slots[i].val;
-
-		if (d->people.slots[i].key == NULL)
-			continue;
-		for (j = 0; j < p->ncells; j++)
-			free(p->cells[j]);
-		free(p->cells);
-		free(p->uid);
-		free(p->dn);
-		free(p);
-	}
+	for (i = 0; i < d->people.cap; i++)
+		if (d->people.slots[i].key != NULL)
+			dperson_free(d->people.slots[i].val);
 	strmap_free(&d->people);
 }
 
@@ -255,8 +265,7 @@ read_cells(LDAP *ld, const struct cfg *c, struct dir *d, const char *cells_dn,
 		}
 		strmap_put(&d->cells, dc->name, dc, &failed);
 		if (failed) {
-			free(dc->name);
-			free(dc);
+			dcell_free(dc);
 			goto oom;
 		}
 		g = ldap_get_values_len(ld, m, "privGrant");
@@ -357,14 +366,7 @@ read_people(LDAP *ld, const struct cfg *c, const struct import_doc *doc,
 				bad = failed;
 			}
 			if (bad) {
-				if (p) {
-					for (k = 0; k < p->ncells; k++)
-						free(p->cells[k]);
-					free(p->cells);
-					free(p->uid);
-					free(p->dn);
-					free(p);
-				}
+				dperson_free(p);
 				ldap_msgfree(res);
 				return bad == 2 ? -1 : err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
 			}
