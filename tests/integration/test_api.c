@@ -588,6 +588,34 @@ metrics_exposition(void **state)
 	free(text);
 }
 
+/* privd itself refuses to start on a bad file, naming file and line. */
+static void
+bad_config_stops_privd(void **state)
+{
+	const char *bin = getenv("PRIVD_BIN") ? getenv("PRIVD_BIN") : "server/privd";
+	char path[256], cmd[1024], out[1024];
+	size_t n;
+	FILE *f, *p;
+	int rc;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/bad.yaml", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("ldap:\n  uri: ldap://127.0.0.1/\n  bsae: dc=x\n", f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s -c %s 2>&1", bin, path);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	rc = pclose(p);
+	assert_int_not_equal(rc, 0);
+	snprintf(cmd, sizeof(cmd), "%s:3: unknown key 'bsae' in ldap", path);
+	if (strstr(out, cmd) == NULL)
+		fail_msg("privd said: %s", out);
+}
+
 static void
 body_limit(void **state)
 {
@@ -620,6 +648,7 @@ main(void)
 		cmocka_unit_test(sync_drops_and_resyncs),
 		cmocka_unit_test(metrics_exposition),
 		cmocka_unit_test(body_limit),
+		cmocka_unit_test(bad_config_stops_privd),
 	};
 
 	return cmocka_run_group_tests_name("integration", tests, group_setup, group_teardown);
