@@ -28,6 +28,25 @@ fx_cfg(void)
 	return c;
 }
 
+struct cfg *fx_config;
+
+int
+fx_setup(void **state)
+{
+	(void)state;
+	fx_config = fx_cfg();
+	return 0;
+}
+
+int
+fx_teardown(void **state)
+{
+	(void)state;
+	cfg_free(fx_config);
+	fx_config = NULL;
+	return 0;
+}
+
 static size_t
 count(const char *const *v)
 {

@@ -12,6 +12,11 @@
  */
 struct cfg *fx_cfg(void);
 
+/* cmocka group setup and teardown keeping an fx_cfg() in fx_config. */
+extern struct cfg *fx_config;
+int fx_setup(void **state);
+int fx_teardown(void **state);
+
 /*
  * A snapshot from specs: cells "name|grant|grant..." and accounts
  * "uid|cell|cell...", each list NULL-terminated; reasons and orgs are the

@@ -11,23 +11,7 @@
 #include "grant.h"
 #include "path.h"
 
-static struct cfg *cfg;
-
-static int
-setup(void **state)
-{
-	(void)state;
-	cfg = fx_cfg();
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	(void)state;
-	cfg_free(cfg);
-	return 0;
-}
+#define cfg fx_config
 
 static void
 good(const char *text, enum grant_op op, long long num, const char *elem,
@@ -191,5 +175,5 @@ main(void)
 		cmocka_unit_test(uids),
 	};
 
-	return cmocka_run_group_tests_name("grant", tests, setup, teardown);
+	return cmocka_run_group_tests_name("grant", tests, fx_setup, fx_teardown);
 }

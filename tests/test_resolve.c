@@ -10,23 +10,7 @@
 #include "fixture.h"
 #include "resolve.h"
 
-static struct cfg *cfg;
-
-static int
-setup(void **state)
-{
-	(void)state;
-	cfg = fx_cfg();
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	(void)state;
-	cfg_free(cfg);
-	return 0;
-}
+#define cfg fx_config
 
 /* The effective value of priv for uid in s (the caller clears it). */
 static struct resolve_val
@@ -409,5 +393,5 @@ main(void)
 		cmocka_unit_test(reason_leaves),
 	};
 
-	return cmocka_run_group_tests_name("resolve", tests, setup, teardown);
+	return cmocka_run_group_tests_name("resolve", tests, fx_setup, fx_teardown);
 }
