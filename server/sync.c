@@ -464,6 +464,15 @@ fd_of(struct follower *f)
 	return fd;
 }
 
+static long
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
 static void
 publish_csns(const struct follower *fp, const struct follower *fa)
 {
@@ -476,12 +485,10 @@ publish_csns(const struct follower *fp, const struct follower *fa)
 int
 sync_wait_csn(const char *privileges_csn, const char *people_csn, int timeout_ms)
 {
-	long until = 0;
-	struct timespec ts;
+	long until = now_ms() + timeout_ms;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	until = ts.tv_sec * 1000L + ts.tv_nsec / 1000000L + timeout_ms;
 	for (;;) {
+		struct timespec pause = { 0, 2 * 1000000L };
 		int ok;
 
 		pthread_mutex_lock(&csnlock);
@@ -492,12 +499,9 @@ sync_wait_csn(const char *privileges_csn, const char *people_csn, int timeout_ms
 		pthread_mutex_unlock(&csnlock);
 		if (ok)
 			return 0;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		if (ts.tv_sec * 1000L + ts.tv_nsec / 1000000L >= until)
+		if (now_ms() >= until)
 			return -1;
-		ts.tv_sec = 0;
-		ts.tv_nsec = 2 * 1000000L;
-		nanosleep(&ts, NULL);
+		nanosleep(&pause, NULL);
 	}
 }
 
@@ -512,6 +516,7 @@ rebuild(void)
 	struct snap *s;
 	struct err e;
 	size_t i, n = mirror.len;
+	int rc = -1;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	memset(&in, 0, sizeof(in));
@@ -558,27 +563,15 @@ rebuild(void)
 	log_debug("sync: snapshot %llu: %zu reasons, %zu organisations, %zu cells, "
 	    "%zu accounts", (unsigned long long)s->gen, in.nreasons, in.norgs,
 	    in.ncells, in.naccounts);
-	free(reasons);
-	free(orgs);
-	free(cells);
-	free(accts);
-	return 0;
+	rc = 0;
 fail:
-	log_warn("sync: cannot build a snapshot: out of memory");
+	if (rc != 0)
+		log_warn("sync: cannot build a snapshot: out of memory");
 	free(reasons);
 	free(orgs);
 	free(cells);
 	free(accts);
-	return -1;
-}
-
-static long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+	return rc;
 }
 
 /* One connected session: refresh both, publish, follow until failure. */

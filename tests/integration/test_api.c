@@ -192,6 +192,21 @@ within(long ms, int (*fn)(void))
 	return -1;
 }
 
+/* The "allowed" answer of a check request (path under /v1/accounts/). */
+static int
+allowed(const char *path)
+{
+	char full[512];
+	json_t *j;
+	int yes;
+
+	snprintf(full, sizeof(full), "/v1/accounts/%s", path);
+	j = get(full, 200);
+	yes = json_is_true(json_object_get(j, "allowed"));
+	json_decref(j);
+	return yes;
+}
+
 static int
 ready(void)
 {
@@ -422,24 +437,12 @@ resolution_through_api(void **state)
 	assert_int_equal(limit_of("mwhite", "print.pages"), 5000);
 
 	/* deny wins for the visitor; only the School Office has its printer */
-	j = get("/v1/accounts/vguest/check?privilege=printer.access&value=eng-laser", 200);
-	assert_true(json_is_false(json_object_get(j, "allowed")));
-	json_decref(j);
-	j = get("/v1/accounts/kpatel/check?privilege=printer.access&value=office-colour", 200);
-	assert_true(json_is_true(json_object_get(j, "allowed")));
-	json_decref(j);
-	j = get("/v1/accounts/jdoe/check?privilege=printer.access&value=office-colour", 200);
-	assert_true(json_is_false(json_object_get(j, "allowed")));
-	json_decref(j);
-	j = get("/v1/accounts/jdoe/check?privilege=print.colour", 200);
-	assert_true(json_is_false(json_object_get(j, "allowed")));
-	json_decref(j);
-	j = get("/v1/accounts/mwhite/check?privilege=print.colour", 200);
-	assert_true(json_is_true(json_object_get(j, "allowed")));
-	json_decref(j);
-	j = get("/v1/accounts/jdoe/check?privilege=login.max_sessions&value=4", 200);
-	assert_true(json_is_false(json_object_get(j, "allowed")));
-	json_decref(j);
+	assert_false(allowed("vguest/check?privilege=printer.access&value=eng-laser"));
+	assert_true(allowed("kpatel/check?privilege=printer.access&value=office-colour"));
+	assert_false(allowed("jdoe/check?privilege=printer.access&value=office-colour"));
+	assert_false(allowed("jdoe/check?privilege=print.colour"));
+	assert_true(allowed("mwhite/check?privilege=print.colour"));
+	assert_false(allowed("jdoe/check?privilege=login.max_sessions&value=4"));
 
 	/* provenance: the winner and what it overrode */
 	j = get("/v1/accounts/jdoe/privileges/print.pages?explain=1", 200);
@@ -488,11 +491,7 @@ jdoe_has_want_pages(void)
 static int
 jdoe_has_colour(void)
 {
-	json_t *j = get("/v1/accounts/jdoe/check?privilege=print.colour", 200);
-	int yes = json_is_true(json_object_get(j, "allowed"));
-
-	json_decref(j);
-	return yes;
+	return allowed("jdoe/check?privilege=print.colour");
 }
 
 static void
