@@ -31,7 +31,8 @@ SRV_SRC	= $(filter-out server/main.c,$(wildcard server/*.c))
 SRV_OBJ	= $(SRV_SRC:%.c=$(B)/%.o)
 UNIT_SRC = $(wildcard tests/test_*.c)
 UNIT_BIN = $(UNIT_SRC:tests/%.c=$(B)/tests/%)
-INTEG_BIN = $(B)/tests/integration/test_api
+INTEG_SRC = $(wildcard tests/integration/test_*.c)
+INTEG_BIN = $(INTEG_SRC:tests/integration/%.c=$(B)/tests/integration/%)
 
 .PHONY: all deps check unit integration asan run clean
 all: $(PRIVD) $(PRIVCTL)
@@ -52,14 +53,14 @@ $(PRIVCTL): $(B)/client/privctl.o
 $(B)/tests/test_%: $(B)/tests/test_%.o $(B)/tests/fixture.o $(SRV_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) -lcmocka
 
-$(INTEG_BIN): $(B)/tests/integration/test_api.o
-	$(CC) $(LDFLAGS) -o $@ $^ -lcmocka -lcurl -ljansson
+$(B)/tests/integration/test_%: $(B)/tests/integration/test_%.o $(B)/tests/integration/harness.o
+	$(CC) $(LDFLAGS) -o $@ $^ -lcmocka -lcurl -ljansson -lpthread
 
 unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do $(VALGRIND) $$t; done
 
-integration: $(PRIVD) $(INTEG_BIN)
-	PRIVD_BIN=$(PRIVD) $(INTEG_BIN)
+integration: $(PRIVD) $(PRIVCTL) $(INTEG_BIN)
+	@set -e; for t in $(INTEG_BIN); do PRIVD_BIN=$(PRIVD) PRIVCTL_BIN=$(PRIVCTL) $$t; done
 
 # deps first, in its own make, so a fresh machine has the headers before compiling
 check:

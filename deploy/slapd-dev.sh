@@ -83,7 +83,7 @@ start)
 	else
 		tries=0
 		while :; do
-			port=$(( 20000 + $(od -An -N2 -tu2 /dev/urandom) % 30000 ))
+			port=$(( 20000 + $(od -An -N2 -tu2 /dev/urandom) % 12000 ))
 			if port_free "$port" && start_on "$port"; then break; fi
 			tries=$((tries + 1))
 			[ $tries -lt 20 ] || { echo "slapd-dev: no free port found (see $dir/slapd.log)" >&2; exit 1; }

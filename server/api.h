@@ -14,6 +14,16 @@ enum MHD_Result api_privileges(struct req *r);
 enum MHD_Result api_privilege(struct req *r);
 enum MHD_Result api_check(struct req *r);
 
+/* api_quota.c */
+enum MHD_Result api_quota(struct req *r);
+enum MHD_Result api_charge(struct req *r);
+enum MHD_Result api_refund(struct req *r);
+enum MHD_Result api_hold(struct req *r);
+enum MHD_Result api_hold_commit(struct req *r);
+enum MHD_Result api_hold_release(struct req *r);
+enum MHD_Result api_credit(struct req *r);
+enum MHD_Result api_ledger(struct req *r);
+
 /* api_admin.c */
 enum MHD_Result api_import(struct req *r);
 

@@ -51,12 +51,12 @@ api_import(struct req *r)
 	if (import_parse(r->cfg, r->body, r->len, &doc, &e) != 0) {
 		if (e.code == ERR_INTERNAL)
 			return http_err(r, &e, "internal");
-		log_info("import by %s refused: line %d: %s", r->key->name, e.line, e.msg);
+		log_info("import by %s refused: line %d: %s", r->actor, e.line, e.msg);
 		return bad_import(r, &e);
 	}
-	if (apply_import(r->cfg, &doc, dry_run, NULL, NULL, &sum, &e) != 0) {
+	if (apply_import(r->cfg, &doc, dry_run, http_who(r), http_password(r), &sum, &e) != 0) {
 		import_free(&doc);
-		log_info("import by %s failed: %s", r->key->name, e.msg);
+		log_info("import by %s failed: %s", r->actor, e.msg);
 		if (e.code == ERR_INVALID)
 			return bad_import(r, &e);
 		return http_err(r, &e, "import_failed");
@@ -67,7 +67,7 @@ api_import(struct req *r)
 	    r->cfg->ldap_timeout_s * 1000) != 0)
 		log_warn("import: committed, but the sync stream has not shown it yet");
 	log_info("import by %s%s: %zu reasons, %zu organisations, %zu cells added, "
-	    "%zu cells changed, %zu accounts changed, %zu created", r->key->name,
+	    "%zu cells changed, %zu accounts changed, %zu created", r->actor,
 	    dry_run ? " (dry run)" : "", sum.reasons_added, sum.orgs_added,
 	    sum.cells_added, sum.cells_changed, sum.accounts_changed, sum.accounts_created);
 	ret = http_json(r, 200, summary_json(&sum, dry_run));

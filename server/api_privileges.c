@@ -9,6 +9,7 @@
 #include "resolve.h"
 #include "snapshot.h"
 #include "sync.h"
+#include "usage.h"
 
 static json_t *
 sources(const struct snap *s, const struct snap_account *a, int p,
@@ -62,15 +63,21 @@ priv_json(const struct snap *s, const struct snap_account *a, int p, int explain
 		o = json_pack("{s:s, s:o}", "type", "set", "value", set);
 		break;
 	case PRIV_QUOTA:
-		/* usage accounting is not built yet: nothing is used */
-		o = json_pack("{s:s, s:I, s:I, s:I, s:I}", "type", "quota",
-		    "limit", (json_int_t)v->num, "credit", (json_int_t)0,
-		    "used", (json_int_t)0, "remaining", (json_int_t)v->num);
+		o = json_pack("{s:s, s:I}", "type", "quota", "limit", (json_int_t)v->num);
 		if (o == NULL)
 			break;
-		if (period_key(s->cfg, def->period, time(NULL), period, &e) == 0)
+		if (period_key(s->cfg, def->period, period_now(), period, &e) == 0) {
+			struct usage_val u;
+			long long rem;
+
+			usage_get_for(a->uid, def->name, period, &u);
+			rem = v->num + u.credit - u.used;
+			json_object_set_new(o, "credit", json_integer(u.credit));
+			json_object_set_new(o, "used", json_integer(u.used));
+			json_object_set_new(o, "held", json_integer(u.held));
+			json_object_set_new(o, "remaining", json_integer(rem > 0 ? rem : 0));
 			json_object_set_new(o, "period", json_string(period));
-		else {
+		} else {
 			json_object_set_new(o, "period", json_null());
 			json_object_set_new(o, "period_error", json_string(e.msg));
 		}
@@ -263,9 +270,19 @@ api_check(struct req *r)
 	case PRIV_NUMBER:
 		allowed = n <= v.num;	/* "may jdoe have n sessions?" */
 		break;
-	case PRIV_QUOTA:
-		allowed = n <= v.num;	/* remaining = limit until usage is counted */
+	case PRIV_QUOTA: {
+		/* "may jdoe print n pages now?": against what remains */
+		char period[PERIOD_KEY_MAX];
+		struct usage_val u;
+		struct err e;
+
+		allowed = 0;
+		if (period_key(s->cfg, s->cfg->privs[p].period, period_now(), period, &e) == 0) {
+			usage_get_for(a->uid, name, period, &u);
+			allowed = n <= v.num + u.credit - u.used;
+		}
 		break;
+	}
 	}
 	resolve_val_clear(&v);
 	o = head(a, 0);

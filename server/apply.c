@@ -1,4 +1,5 @@
 /* apply.c - import as a diff against LDAP, validated whole, written in one transaction. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,25 +10,13 @@
 #include "apply.h"
 #include "dn.h"
 #include "ldapconn.h"
+#include "ldpool.h"
 #include "log.h"
 #include "path.h"
 #include "strmap.h"
+#include "txn.h"
 
 #define UID_BATCH 64
-
-struct op {
-	int add;		/* add, else modify */
-	char *dn;
-#define OP_MODS 6
-	LDAPMod mod[OP_MODS];	/* pointed at only when sent: ops move on realloc */
-	char **vals[OP_MODS];
-	size_t nmod;
-};
-
-struct plan {
-	struct op *ops;
-	size_t nops, cap;
-};
 
 /* What the directory holds now. */
 struct dir {
@@ -50,90 +39,6 @@ struct dperson {
 	char **cells;		/* current memberships as cell names */
 	size_t ncells;
 };
-
-static char **
-vals_new(size_t n)
-{
-	return calloc(n + 1, sizeof(char *));
-}
-
-static void
-vals_free(char **v)
-{
-	size_t i;
-
-	for (i = 0; v && v[i]; i++)
-		free(v[i]);
-	free(v);
-}
-
-static struct op *
-op_new(struct plan *p, int add, char *dn)
-{
-	struct op *o;
-
-	if (dn == NULL)
-		return NULL;
-	if (p->nops == p->cap) {
-		size_t nc = p->cap ? p->cap * 2 : 32;
-		struct op *n = realloc(p->ops, nc * sizeof(*n));
-
-		if (n == NULL) {
-			free(dn);
-			return NULL;
-		}
-		p->ops = n;
-		p->cap = nc;
-	}
-	o = &p->ops[p->nops++];
-	memset(o, 0, sizeof(*o));
-	o->add = add;
-	o->dn = dn;
-	return o;
-}
-
-/* Adds a mod owning vals (NULL-terminated, malloc'd strings). */
-static int
-op_mod(struct op *o, int type, const char *attr, char **vals)
-{
-	if (vals == NULL || o->nmod == OP_MODS) {
-		vals_free(vals);
-		return -1;
-	}
-	o->vals[o->nmod] = vals;
-	o->mod[o->nmod].mod_op = type;
-	o->mod[o->nmod].mod_type = (char *)attr;
-	o->mod[o->nmod].mod_values = vals;
-	o->nmod++;
-	return 0;
-}
-
-static char **
-vals_of(const char *a, const char *b)
-{
-	char **v = vals_new(2);
-
-	if (v == NULL)
-		return NULL;
-	if ((v[0] = strdup(a)) == NULL || (b && (v[1] = strdup(b)) == NULL)) {
-		vals_free(v);
-		return NULL;
-	}
-	return v;
-}
-
-static void
-plan_free(struct plan *p)
-{
-	size_t i, j;
-
-	for (i = 0; i < p->nops; i++) {
-		for (j = 0; j < p->ops[i].nmod; j++)
-			vals_free(p->ops[i].vals[j]);
-		free(p->ops[i].dn);
-	}
-	free(p->ops);
-}
 
 static void
 dcell_free(struct dcell *c)
@@ -167,8 +72,8 @@ dir_free(struct dir *d)
 {
 	size_t i;
 
-	vals_free(d->reasons);
-	vals_free(d->orgs);
+	txn_vals_free(d->reasons);
+	txn_vals_free(d->orgs);
 	for (i = 0; i < d->cells.cap; i++)
 		if (d->cells.slots[i].key != NULL)
 			dcell_free(d->cells.slots[i].val);
@@ -214,7 +119,7 @@ read_tree(LDAP *ld, const struct cfg *c, const char *rdn, const char *cls,
 	snprintf(filter, sizeof(filter), "(objectClass=%s)", cls);
 	if (base == NULL || search(ld, c, base, LDAP_SCOPE_SUBTREE, filter, attrs, &res, e) != 0)
 		goto done;
-	if ((*out = vals_new(ldap_count_entries(ld, res))) == NULL)
+	if ((*out = txn_vals_new(ldap_count_entries(ld, res))) == NULL)
 		goto oom;
 	for (m = ldap_first_entry(ld, res); m; m = ldap_next_entry(ld, m)) {
 		char *dn = ldap_get_dn(ld, m);
@@ -392,10 +297,44 @@ same_set(char *const *a, size_t na, char *const *b, size_t nb)
 	return 1;
 }
 
+/* Appends one change line to the summary. */
+int
+apply_note(struct apply_summary *sum, const char *fmt, ...)
+{
+	char **nc, *line;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&line, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -1;
+	if ((nc = realloc(sum->changes, (sum->nchanges + 1) * sizeof(*nc))) == NULL) {
+		free(line);
+		return -1;
+	}
+	sum->changes = nc;
+	sum->changes[sum->nchanges++] = line;
+	return 0;
+}
+
+void
+apply_summary_free(struct apply_summary *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nchanges; i++)
+		free(s->changes[i]);
+	free(s->changes);
+	s->changes = NULL;
+	s->nchanges = 0;
+}
+
 static int
-plan_nodes(struct plan *p, const struct import_node *nodes, size_t n,
+plan_nodes(struct txn_plan *p, const struct import_node *nodes, size_t n,
     char *const *have, size_t nhave, const char *container, const char *cls,
-    size_t *count)
+    size_t *count, struct apply_summary *sum, const char *what)
 {
 	struct strmap seen;
 	size_t i;
@@ -408,13 +347,14 @@ plan_nodes(struct plan *p, const struct import_node *nodes, size_t n,
 			goto done;
 	}
 	for (i = 0; i < n; i++) {
-		struct op *o;
+		struct txn_op *o;
 
 		if (strmap_get(&seen, nodes[i].path))
 			continue;
-		if ((o = op_new(p, 1, dn_node(nodes[i].path, container))) == NULL ||
-		    op_mod(o, LDAP_MOD_ADD, "objectClass", vals_of(cls, NULL)) != 0 ||
-		    op_mod(o, LDAP_MOD_ADD, "cn", vals_of(path_leaf(nodes[i].path), NULL)) != 0)
+		if ((o = txn_op_new(p, TXN_ADD, dn_node(nodes[i].path, container))) == NULL ||
+		    txn_op_mod(o, LDAP_MOD_ADD, "objectClass", txn_vals_of(cls, NULL)) != 0 ||
+		    txn_op_mod(o, LDAP_MOD_ADD, "cn", txn_vals_of(path_leaf(nodes[i].path), NULL)) != 0 ||
+		    apply_note(sum, "+ %s %s", what, nodes[i].path) != 0)
 			goto done;
 		strmap_put(&seen, nodes[i].path, (void *)1, &failed);
 		if (failed)
@@ -428,83 +368,192 @@ done:
 }
 
 static int
-plan_new_cell(struct plan *p, const char *name, const char *cells_dn,
-    const struct import_cell *ic)
+plan_new_cell(struct txn_plan *p, const char *name, const char *cells_dn,
+    char **grants, size_t ngrants)
 {
 	char reason[PATH_MAX_LEN + 1], org[PATH_MAX_LEN + 1];
-	struct op *o;
+	struct txn_op *o;
 	size_t i;
 	char **g;
 
 	cell_split(name, reason, org, NULL);
-	if ((o = op_new(p, 1, dn_child("cn", name, cells_dn))) == NULL ||
-	    op_mod(o, LDAP_MOD_ADD, "objectClass", vals_of("privCell", NULL)) != 0 ||
-	    op_mod(o, LDAP_MOD_ADD, "cn", vals_of(name, NULL)) != 0)
+	if ((o = txn_op_new(p, TXN_ADD, dn_child("cn", name, cells_dn))) == NULL ||
+	    txn_op_mod(o, LDAP_MOD_ADD, "objectClass", txn_vals_of("privCell", NULL)) != 0 ||
+	    txn_op_mod(o, LDAP_MOD_ADD, "cn", txn_vals_of(name, NULL)) != 0)
 		return -1;
-	if (*reason && op_mod(o, LDAP_MOD_ADD, "privCellReason", vals_of(reason, NULL)) != 0)
+	if (*reason && txn_op_mod(o, LDAP_MOD_ADD, "privCellReason", txn_vals_of(reason, NULL)) != 0)
 		return -1;
-	if (*org && op_mod(o, LDAP_MOD_ADD, "privCellOrganisation", vals_of(org, NULL)) != 0)
+	if (*org && txn_op_mod(o, LDAP_MOD_ADD, "privCellOrganisation", txn_vals_of(org, NULL)) != 0)
 		return -1;
-	if (ic == NULL || ic->ngrants == 0)
+	if (ngrants == 0)
 		return 0;
-	if ((g = vals_new(ic->ngrants)) == NULL)
+	if ((g = txn_vals_new(ngrants)) == NULL)
 		return -1;
-	for (i = 0; i < ic->ngrants; i++)
-		if ((g[i] = strdup(ic->grants[i].text)) == NULL) {
-			vals_free(g);
+	for (i = 0; i < ngrants; i++)
+		if ((g[i] = strdup(grants[i])) == NULL) {
+			txn_vals_free(g);
 			return -1;
 		}
-	return op_mod(o, LDAP_MOD_ADD, "privGrant", g);
+	return txn_op_mod(o, LDAP_MOD_ADD, "privGrant", g);
+}
+
+/* What a grant text replaces: its privilege, or privilege and element. */
+static void
+grant_identity(const char *text, char *out, size_t n, size_t *namelen)
+{
+	const char *eq = strchr(text, '=');
+	size_t len = eq ? (size_t)(eq - text) : strlen(text);
+
+	if (len > 0 && (text[len - 1] == '+' || text[len - 1] == '-')) {
+		*namelen = len - 1;
+		snprintf(out, n, "%.*s\x1f%s", (int)(len - 1), text, eq + 1);
+	} else {
+		*namelen = len;
+		snprintf(out, n, "%.*s", (int)len, text);
+	}
+}
+
+static int
+in_list(char *const *v, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(v[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+/* The grants cell ic is to hold, given what it holds now (have). */
+static char **
+want_grants(const struct import_cell *ic, char *const *have, size_t nhave, size_t *n)
+{
+	char **want = txn_vals_new(nhave + ic->ngrants);
+	char id[PRIV_NAME_MAX + GRANT_ELEM_MAX + 4], id2[sizeof(id)];
+	size_t i, j, k = 0, nl;
+
+	if (want == NULL)
+		return NULL;
+	for (i = 0; ic->merge && i < nhave; i++) {
+		int replaced = 0;
+
+		grant_identity(have[i], id, sizeof(id), &nl);
+		for (j = 0; j < ic->nrevoke && !replaced; j++)
+			replaced = strlen(ic->revoke[j]) == nl && strncmp(have[i], ic->revoke[j], nl) == 0;
+		for (j = 0; j < ic->ngrants && !replaced; j++) {
+			grant_identity(ic->grants[j].text, id2, sizeof(id2), &nl);
+			replaced = strcmp(id, id2) == 0;
+		}
+		if (!replaced && (want[k++] = strdup(have[i])) == NULL)
+			goto oom;
+	}
+	for (j = 0; j < ic->ngrants; j++)
+		if (!in_list(want, k, ic->grants[j].text) &&
+		    (want[k++] = strdup(ic->grants[j].text)) == NULL)
+			goto oom;
+	*n = k;
+	return want;
+oom:
+	txn_vals_free(want);
+	return NULL;
+}
+
+/* "+a -b" of the difference between two lists, into buf. */
+static void
+diff_text(char *const *from, size_t nfrom, char *const *to, size_t nto, char *buf, size_t n)
+{
+	size_t i, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < nto && len < n; i++)
+		if (!in_list(from, nfrom, to[i]))
+			len += snprintf(buf + len, n - len, "%s+%s", len ? " " : "", to[i]);
+	for (i = 0; i < nfrom && len < n; i++)
+		if (!in_list(to, nto, from[i]))
+			len += snprintf(buf + len, n - len, "%s-%s", len ? " " : "", from[i]);
+}
+
+/* The cells account a is to be a member of, given its current ones. */
+static char **
+want_cells(const struct import_account *a, char *const *have, size_t nhave, size_t *n)
+{
+	char **want = txn_vals_new(nhave + a->ncells);
+	size_t i, k = 0;
+
+	if (want == NULL)
+		return NULL;
+	for (i = 0; a->merge && i < nhave; i++)
+		if (!in_list(a->remove, a->nremove, have[i]) && !in_list(want, k, have[i]) &&
+		    (want[k++] = strdup(have[i])) == NULL)
+			goto oom;
+	for (i = 0; i < a->ncells; i++)
+		if (!in_list(want, k, a->cells[i]) && (want[k++] = strdup(a->cells[i])) == NULL)
+			goto oom;
+	*n = k;
+	return want;
+oom:
+	txn_vals_free(want);
+	return NULL;
 }
 
 static int
 plan_build(const struct cfg *c, const struct import_doc *doc, struct dir *d,
-    const char *cells_dn, struct plan *p, struct apply_summary *sum, struct err *e)
+    const char *cells_dn, struct txn_plan *p, struct apply_summary *sum, struct err *e)
 {
 	char *rdn = dn_join("ou=reasons", c->base_dn);
 	char *odn = dn_join("ou=organisations", c->base_dn);
+	char buf[2048];
 	struct strmap planned;
-	size_t i, j;
+	size_t i, j, nwant;
 	int rc = -1, failed;
+	char **want = NULL;
 
 	strmap_init(&planned);
 	if (!rdn || !odn)
 		goto oom;
 	if (plan_nodes(p, doc->reasons, doc->nreasons, d->reasons, d->nreasons, rdn,
-	    "privReason", &sum->reasons_added) != 0 ||
+	    "privReason", &sum->reasons_added, sum, "reason") != 0 ||
 	    plan_nodes(p, doc->orgs, doc->norgs, d->orgs, d->norgs, odn,
-	    "privOrganisation", &sum->orgs_added) != 0)
+	    "privOrganisation", &sum->orgs_added, sum, "organisation") != 0)
 		goto oom;
 	for (i = 0; i < doc->ncells; i++) {
 		const struct import_cell *ic = &doc->cells[i];
 		const struct dcell *dc = strmap_get(&d->cells, ic->name);
-		char **want;
-		struct op *o;
+		struct txn_op *o;
 
+		want = dc ? want_grants(ic, dc->grants, dc->ngrants, &nwant)
+		    : want_grants(ic, NULL, 0, &nwant);
+		if (want == NULL)
+			goto oom;
 		if (dc == NULL) {
-			if (plan_new_cell(p, ic->name, cells_dn, ic) != 0)
+			if (strmap_get(&planned, ic->name) != NULL) {
+				txn_vals_free(want);
+				want = NULL;
+				continue;
+			}
+			diff_text(NULL, 0, want, nwant, buf, sizeof(buf));
+			if (plan_new_cell(p, ic->name, cells_dn, want, nwant) != 0 ||
+			    apply_note(sum, "+ cell %s%s%s", ic->name, *buf ? ": " : "", buf) != 0)
 				goto oom;
 			sum->cells_added++;
-		} else {
-			if ((want = vals_new(ic->ngrants)) == NULL)
+		} else if (!same_set(want, nwant, dc->grants, dc->ngrants)) {
+			diff_text(dc->grants, dc->ngrants, want, nwant, buf, sizeof(buf));
+			if ((o = txn_op_new(p, TXN_MODIFY, dn_child("cn", ic->name, cells_dn))) == NULL ||
+			    apply_note(sum, "~ cell %s: %s", ic->name, buf) != 0)
 				goto oom;
-			for (j = 0; j < ic->ngrants; j++)
-				if ((want[j] = strdup(ic->grants[j].text)) == NULL) {
-					vals_free(want);
+			if (nwant == 0) {
+				/* deleting a value-less attribute that is absent fails: replace */
+				if (txn_op_mod(o, LDAP_MOD_REPLACE, "privGrant", txn_vals_new(0)) != 0)
 					goto oom;
-				}
-			if (same_set(want, ic->ngrants, dc->grants, dc->ngrants)) {
-				vals_free(want);
-			} else {
-				if ((o = op_new(p, 0, dn_child("cn", ic->name, cells_dn))) == NULL) {
-					vals_free(want);
-					goto oom;
-				}
-				if (op_mod(o, LDAP_MOD_REPLACE, "privGrant", want) != 0)
-					goto oom;
-				sum->cells_changed++;
-			}
+			} else if (txn_op_mod(o, LDAP_MOD_REPLACE, "privGrant", want) != 0) {
+				want = NULL;
+				goto oom;
+			} else
+				want = NULL;
+			sum->cells_changed++;
 		}
+		txn_vals_free(want);
+		want = NULL;
 		strmap_put(&planned, ic->name, (void *)1, &failed);
 		if (failed)
 			goto oom;
@@ -513,12 +562,13 @@ plan_build(const struct cfg *c, const struct import_doc *doc, struct dir *d,
 		const struct import_account *a = &doc->accounts[i];
 		const struct dperson *dp = strmap_get(&d->people, a->uid);
 		char **dns;
-		struct op *o;
+		struct txn_op *o;
 
 		for (j = 0; j < a->ncells; j++) {
 			if (strmap_get(&d->cells, a->cells[j]) || strmap_get(&planned, a->cells[j]))
 				continue;
-			if (plan_new_cell(p, a->cells[j], cells_dn, NULL) != 0)
+			if (plan_new_cell(p, a->cells[j], cells_dn, NULL, 0) != 0 ||
+			    apply_note(sum, "+ cell %s", a->cells[j]) != 0)
 				goto oom;
 			sum->cells_added++;
 			strmap_put(&planned, a->cells[j], (void *)1, &failed);
@@ -532,41 +582,56 @@ plan_build(const struct cfg *c, const struct import_doc *doc, struct dir *d,
 			    a->uid, c->uid_attr, a->uid, c->people_dn);
 			goto done;
 		}
-		if (dp != NULL && dp->has_class &&
-		    same_set(a->cells, a->ncells, dp->cells, dp->ncells))
-			continue;
-		if ((dns = vals_new(a->ncells)) == NULL)
+		want = dp && dp->has_class ? want_cells(a, dp->cells, dp->ncells, &nwant)
+		    : want_cells(a, NULL, 0, &nwant);
+		if (want == NULL)
 			goto oom;
-		for (j = 0; j < a->ncells; j++)
-			if ((dns[j] = dn_child("cn", a->cells[j], cells_dn)) == NULL) {
-				vals_free(dns);
+		if (dp != NULL && dp->has_class &&
+		    same_set(want, nwant, dp->cells, dp->ncells)) {
+			txn_vals_free(want);
+			want = NULL;
+			continue;
+		}
+		if (dp && dp->has_class)
+			diff_text(dp->cells, dp->ncells, want, nwant, buf, sizeof(buf));
+		else
+			diff_text(NULL, 0, want, nwant, buf, sizeof(buf));
+		if ((dns = txn_vals_new(nwant)) == NULL)
+			goto oom;
+		for (j = 0; j < nwant; j++)
+			if ((dns[j] = dn_child("cn", want[j], cells_dn)) == NULL) {
+				txn_vals_free(dns);
 				goto oom;
 			}
+		txn_vals_free(want);
+		want = NULL;
 		if (dp == NULL) {
-			if ((o = op_new(p, 1, dn_child(c->uid_attr, a->uid, c->people_dn))) == NULL ||
-			    op_mod(o, LDAP_MOD_ADD, "objectClass", vals_of("account", "privAccount")) != 0 ||
-			    op_mod(o, LDAP_MOD_ADD, c->uid_attr, vals_of(a->uid, NULL)) != 0) {
-				vals_free(dns);
+			if ((o = txn_op_new(p, TXN_ADD, dn_child(c->uid_attr, a->uid, c->people_dn))) == NULL ||
+			    txn_op_mod(o, LDAP_MOD_ADD, "objectClass", txn_vals_of("account", "privAccount")) != 0 ||
+			    txn_op_mod(o, LDAP_MOD_ADD, c->uid_attr, txn_vals_of(a->uid, NULL)) != 0 ||
+			    apply_note(sum, "+ account %s%s%s", a->uid, *buf ? ": " : "", buf) != 0) {
+				txn_vals_free(dns);
 				goto oom;
 			}
-			if (a->ncells > 0) {
-				if (op_mod(o, LDAP_MOD_ADD, "privMembership", dns) != 0)
+			if (nwant > 0) {
+				if (txn_op_mod(o, LDAP_MOD_ADD, "privMembership", dns) != 0)
 					goto oom;
 			} else
-				vals_free(dns);
+				txn_vals_free(dns);
 			sum->accounts_created++;
 			continue;
 		}
-		if ((o = op_new(p, 0, strdup(dp->dn))) == NULL) {
-			vals_free(dns);
+		if ((o = txn_op_new(p, TXN_MODIFY, strdup(dp->dn))) == NULL ||
+		    apply_note(sum, "~ account %s: %s", a->uid, *buf ? buf : "(now followed by privd)") != 0) {
+			txn_vals_free(dns);
 			goto oom;
 		}
 		if (!dp->has_class &&
-		    op_mod(o, LDAP_MOD_ADD, "objectClass", vals_of("privAccount", NULL)) != 0) {
-			vals_free(dns);
+		    txn_op_mod(o, LDAP_MOD_ADD, "objectClass", txn_vals_of("privAccount", NULL)) != 0) {
+			txn_vals_free(dns);
 			goto oom;
 		}
-		if (op_mod(o, LDAP_MOD_REPLACE, "privMembership", dns) != 0)
+		if (txn_op_mod(o, LDAP_MOD_REPLACE, "privMembership", dns) != 0)
 			goto oom;
 		sum->accounts_changed++;
 	}
@@ -575,75 +640,11 @@ plan_build(const struct cfg *c, const struct import_doc *doc, struct dir *d,
 oom:
 	err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
 done:
+	txn_vals_free(want);
 	strmap_free(&planned);
 	free(rdn);
 	free(odn);
 	return rc;
-}
-
-static int
-wait_op(LDAP *ld, const struct cfg *c, int msgid, const struct op *o, struct err *e)
-{
-	struct timeval tv = { c->ldap_timeout_s, 0 };
-	LDAPMessage *res = NULL;
-	int rc, err = LDAP_OTHER;
-	char *text = NULL;
-
-	rc = ldap_result(ld, msgid, LDAP_MSG_ALL, &tv, &res);
-	if (rc <= 0) {
-		ldap_msgfree(res);
-		return ldapc_fail(e, rc == 0 ? LDAP_TIMEOUT : LDAP_SERVER_DOWN, o->dn);
-	}
-	ldap_parse_result(ld, res, &err, NULL, &text, NULL, NULL, 1);
-	if (err != LDAP_SUCCESS) {
-		ldapc_fail(e, err, o->dn);
-		if (text && *text && e)
-			snprintf(e->msg + strlen(e->msg), sizeof(e->msg) - strlen(e->msg),
-			    " (%s)", text);
-	}
-	ldap_memfree(text);
-	return err == LDAP_SUCCESS ? 0 : -1;
-}
-
-static int
-run_txn(LDAP *ld, const struct cfg *c, const struct plan *p, struct err *e)
-{
-	struct berval *txnid = NULL;
-	LDAPControl ctrl, *ctrls[2] = { &ctrl, NULL };
-	size_t i;
-	int rc, msgid, failed_id = 0;
-
-	if ((rc = ldap_txn_start_s(ld, NULL, NULL, &txnid)) != LDAP_SUCCESS)
-		return ldapc_fail(e, rc, "start transaction");
-	ctrl.ldctl_oid = LDAP_CONTROL_TXN_SPEC;
-	ctrl.ldctl_value = *txnid;
-	ctrl.ldctl_iscritical = 1;
-	for (i = 0; i < p->nops; i++) {
-		struct op *o = &p->ops[i];
-		LDAPMod *mods[OP_MODS + 1];
-		size_t j;
-
-		for (j = 0; j < o->nmod; j++)
-			mods[j] = &o->mod[j];
-		mods[o->nmod] = NULL;
-		rc = o->add ? ldap_add_ext(ld, o->dn, mods, ctrls, NULL, &msgid)
-		    : ldap_modify_ext(ld, o->dn, mods, ctrls, NULL, &msgid);
-		if (rc != LDAP_SUCCESS) {
-			ldapc_fail(e, rc, o->dn);
-			goto abort;
-		}
-		if (wait_op(ld, c, msgid, o, e) != 0)
-			goto abort;
-	}
-	rc = ldap_txn_end_s(ld, 1, txnid, NULL, NULL, &failed_id);
-	ber_bvfree(txnid);
-	if (rc != LDAP_SUCCESS)
-		return ldapc_fail(e, rc, "commit (nothing was written)");
-	return 0;
-abort:
-	ldap_txn_end_s(ld, 0, txnid, NULL, NULL, &failed_id);
-	ber_bvfree(txnid);
-	return -1;
 }
 
 /* The entryCSN of dn into out (size n); "" when it cannot be read. */
@@ -672,7 +673,7 @@ read_csn(LDAP *ld, const struct cfg *c, const char *dn, char *out, size_t n)
 /* The CSNs of the last write in each stream: CSNs grow in the order of
  * the transaction's operations. */
 static void
-note_csns(LDAP *ld, const struct cfg *c, const struct plan *p,
+note_csns(LDAP *ld, const struct cfg *c, const struct txn_plan *p,
     struct apply_summary *sum)
 {
 	const char *last_priv = NULL, *last_people = NULL;
@@ -696,7 +697,7 @@ apply_import(const struct cfg *c, const struct import_doc *doc, int dry_run,
     struct err *e)
 {
 	struct dir d;
-	struct plan p = { NULL, 0, 0 };
+	struct txn_plan p = { NULL, 0, 0 };
 	char *cells_dn = dn_join("ou=cells", c->base_dn);
 	LDAP *ld = NULL;
 	int rc = -1;
@@ -726,13 +727,13 @@ apply_import(const struct cfg *c, const struct import_doc *doc, int dry_run,
 		rc = 0;
 		goto done;
 	}
-	if (run_txn(ld, c, &p, e) != 0)
+	if (txn_run(ld, c, &p, e) != 0)
 		goto done;
 	log_info("import: %zu writes committed", p.nops);
 	note_csns(ld, c, &p, sum);
 	rc = 0;
 done:
-	plan_free(&p);
+	txn_plan_free(&p);
 	dir_free(&d);
 	ldapc_close(ld);
 	free(cells_dn);

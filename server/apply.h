@@ -19,7 +19,15 @@ struct apply_summary {
 	 * for sync_wait_csn */
 	char csn_privileges[64];
 	char csn_people[64];
+	/* one line per change ("+ reason staff", "~ cell x: +a -b"...) */
+	char **changes;
+	size_t nchanges;
 };
+
+void apply_summary_free(struct apply_summary *s);
+/* Appends one change line to s; -1 when out of memory. */
+int apply_note(struct apply_summary *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /*
  * Reads what the directory holds, checks d against it (import_check), then

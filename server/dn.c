@@ -31,7 +31,7 @@ build(const char *attr, const char *const *values, size_t n, const char *parent)
 	size_t i;
 
 	if (n == 0)
-		return strdup(parent);
+		return parent ? strdup(parent) : NULL;
 	avas = calloc(n, sizeof(*avas));
 	avp = calloc(2 * n, sizeof(*avp));
 	rdns = calloc(n + 1, sizeof(*rdns));
@@ -50,7 +50,7 @@ build(const char *attr, const char *const *values, size_t n, const char *parent)
 	rdns[n] = NULL;
 	if (ldap_dn2str(rdns, &str, LDAP_DN_FORMAT_LDAPV3) != LDAP_SUCCESS)
 		goto done;
-	out = dn_join(str, parent);
+	out = parent ? dn_join(str, parent) : strdup(str);
 done:
 	if (str != NULL)
 		ldap_memfree(str);
@@ -64,6 +64,12 @@ char *
 dn_child(const char *attr, const char *value, const char *parent)
 {
 	return build(attr, &value, 1, parent);
+}
+
+char *
+dn_rdn(const char *attr, const char *value)
+{
+	return build(attr, &value, 1, NULL);
 }
 
 char *
@@ -203,6 +209,45 @@ dn_within(const char *dn, const char *container)
 	if (parse2(dn, container, &d, &c) != 0)
 		return 0;
 	rc = below(d, c) >= 0;
+	ldap_dnfree(d);
+	ldap_dnfree(c);
+	return rc;
+}
+
+static int
+rdn_value(LDAPRDN r, const char *attr, char *out, size_t n)
+{
+	size_t al = strlen(attr);
+
+	if (r[0] == NULL || r[1] != NULL || r[0]->la_attr.bv_len != al ||
+	    strncasecmp(r[0]->la_attr.bv_val, attr, al) != 0 ||
+	    r[0]->la_value.bv_len >= n)
+		return -1;
+	memcpy(out, r[0]->la_value.bv_val, r[0]->la_value.bv_len);
+	out[r[0]->la_value.bv_len] = '\0';
+	return 0;
+}
+
+int
+dn_usage(const char *dn, const char *container, char uid[DN_VAL_MAX],
+    char name[DN_VAL_MAX], char id[DN_VAL_MAX])
+{
+	LDAPDN d, c;
+	int k, rc = -1;
+
+	if (parse2(dn, container, &d, &c) != 0)
+		return -1;
+	k = below(d, c);
+	if (k != 2 && k != 3)
+		goto done;
+	if (rdn_value(d[k - 1], "uid", uid, DN_VAL_MAX) != 0 ||
+	    rdn_value(d[k - 2], "cn", name, DN_VAL_MAX) != 0)
+		goto done;
+	id[0] = '\0';
+	if (k == 3 && rdn_value(d[0], "cn", id, DN_VAL_MAX) != 0)
+		goto done;
+	rc = k;
+done:
 	ldap_dnfree(d);
 	ldap_dnfree(c);
 	return rc;

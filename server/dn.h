@@ -8,6 +8,8 @@
 char *dn_join(const char *rdn, const char *base);
 /* attr=value,parent with value escaped; malloc'd, NULL when out of memory. */
 char *dn_child(const char *attr, const char *value, const char *parent);
+/* attr=value alone (an RDN, for a rename); malloc'd. */
+char *dn_rdn(const char *attr, const char *value);
 /* The DN of tree node path under container: cn=leaf,...,cn=top,container. */
 char *dn_node(const char *path, const char *container);
 
@@ -21,5 +23,14 @@ int dn_path(const char *dn, const char *container, char *out, size_t n);
 int dn_leaf_cn(const char *dn, const char *container, char *out, size_t n);
 /* Whether dn equals or sits below container (case-insensitive values). */
 int dn_within(const char *dn, const char *container);
+
+/*
+ * Usage DNs below the usage container: "cn=NAME,uid=UID,container" (a usage
+ * entry: 2) or "cn=ID,cn=NAME,uid=UID,container" (an entry below one: 3,
+ * id filled). -1 for anything else.
+ */
+#define DN_VAL_MAX 256
+int dn_usage(const char *dn, const char *container, char uid[DN_VAL_MAX],
+    char name[DN_VAL_MAX], char id[DN_VAL_MAX]);
 
 #endif

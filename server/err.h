@@ -10,6 +10,7 @@ enum err_code {
 	ERR_NOT_FOUND,		/* 404 */
 	ERR_CONFLICT,		/* 409 */
 	ERR_UNAVAILABLE,	/* LDAP down: 503 */
+	ERR_FORBIDDEN,		/* refused by the directory's ACLs: 403 */
 	ERR_INTERNAL		/* 500 */
 };
 

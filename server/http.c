@@ -31,6 +31,14 @@ static const struct route routes[] = {
 	{ "GET", "/v1/accounts/*/privileges", SCOPE_READ, api_privileges, "privileges" },
 	{ "GET", "/v1/accounts/*/privileges/*", SCOPE_READ, api_privilege, "privilege" },
 	{ "GET", "/v1/accounts/*/check", SCOPE_READ, api_check, "check" },
+	{ "GET", "/v1/accounts/*/quotas/*", SCOPE_READ, api_quota, "quota" },
+	{ "POST", "/v1/accounts/*/quotas/*/charges", SCOPE_CHARGE, api_charge, "charge" },
+	{ "POST", "/v1/accounts/*/quotas/*/refunds", SCOPE_CHARGE, api_refund, "refund" },
+	{ "POST", "/v1/accounts/*/quotas/*/holds", SCOPE_CHARGE, api_hold, "hold" },
+	{ "POST", "/v1/accounts/*/quotas/*/holds/*/commit", SCOPE_CHARGE, api_hold_commit, "hold_commit" },
+	{ "DELETE", "/v1/accounts/*/quotas/*/holds/*", SCOPE_CHARGE, api_hold_release, "hold_release" },
+	{ "POST", "/v1/accounts/*/quotas/*/credits", SCOPE_ADMIN, api_credit, "credit" },
+	{ "GET", "/v1/accounts/*/quotas/*/ledger", SCOPE_READ, api_ledger, "ledger" },
 	{ "POST", "/v1/import", SCOPE_ADMIN, api_import, "import" },
 };
 #define NROUTES ((int)(sizeof(routes) / sizeof(routes[0])))
@@ -131,12 +139,68 @@ http_err(struct req *r, const struct err *e, const char *code)
 		return http_error(r, 409, "conflict", e->key, "%s", e->msg);
 	case ERR_UNAVAILABLE:
 		return http_error(r, 503, "ldap_unavailable", NULL, "%s", e->msg);
+	case ERR_FORBIDDEN:
+		return http_error(r, 403, "forbidden", e->key, "%s", e->msg);
 	case ERR_NONE:
 	case ERR_INTERNAL:
 		break;
 	}
 	log_warn("internal error: %s", e->msg);
 	return http_error(r, 500, "internal", NULL, "%s", e->msg);
+}
+
+const char *
+http_who(const struct req *r)
+{
+	return r->login ? r->login->dn : NULL;
+}
+
+const char *
+http_password(const struct req *r)
+{
+	return r->login ? r->login->password : NULL;
+}
+
+static void
+client_addr(struct req *r)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(r->conn,
+	    MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+
+	snprintf(r->addr, sizeof(r->addr), "?");
+	if (sa && sa->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, r->addr,
+		    sizeof(r->addr));
+	else if (sa && sa->sa_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, r->addr,
+		    sizeof(r->addr));
+}
+
+/* An administrator by HTTP Basic; answers the refusal itself. */
+static int
+basic(struct req *r, const char *h, struct login *l, enum MHD_Result *ret)
+{
+	struct err e;
+
+	memset(&e, 0, sizeof(e));
+	if (login_basic(cfg, h, r->addr, l, &e) == 0) {
+		r->login = l;
+		r->actor = l->uid;
+		return 0;
+	}
+	log_info("refused: Basic login from %s to %s: %s", r->addr, r->method, e.msg);
+	switch (e.code) {
+	case ERR_CONFLICT:
+		*ret = http_error(r, 429, "too_many_logins", NULL, "%s", e.msg);
+		break;
+	case ERR_UNAVAILABLE:
+		*ret = http_error(r, 503, "ldap_unavailable", NULL, "%s", e.msg);
+		break;
+	default:
+		*ret = http_error(r, 401, "unauthorized", NULL, "%s", e.msg);
+	}
+	return -1;
 }
 
 const char *
@@ -209,12 +273,27 @@ dispatch(struct req *r, const char *url, struct conn_ctx *cx)
 		const char *h = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
 		    MHD_HTTP_HEADER_AUTHORIZATION);
 
-		if ((r->key = auth_bearer(cfg, h)) == NULL)
+		client_addr(r);
+		if (h != NULL && strncmp(h, "Basic ", 6) == 0 && need == SCOPE_ADMIN) {
+			enum MHD_Result ret;
+
+			if (basic(r, h, &r->login_buf, &ret) != 0)
+				return ret;
+			return routes[i].fn(r);
+		}
+		if ((r->key = auth_bearer(cfg, h)) == NULL) {
+			log_info("refused: %s %s from %s: %s", r->method, routes[i].name, r->addr,
+			    h ? "bad key" : "no key");
 			return http_error(r, 401, "unauthorized", NULL,
 			    h ? "the API key is not valid" : "an API key is required (Authorization: Bearer KEY)");
-		if ((r->key->scopes & need) == 0)
+		}
+		r->actor = r->key->name;
+		if ((r->key->scopes & need) == 0) {
+			log_info("refused: %s %s from %s: key %s lacks the scope", r->method,
+			    routes[i].name, r->addr, r->key->name);
 			return http_error(r, 403, "forbidden", NULL, "key %s lacks the %s scope",
 			    r->key->name, need == SCOPE_ADMIN ? "admin" : need == SCOPE_CHARGE ? "charge" : "read");
+		}
 	}
 	return routes[i].fn(r);
 }
@@ -284,6 +363,8 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
 		r.body = cx->body ? cx->body : "";
 		r.len = cx->len;
 		ret = dispatch(&r, url, cx);
+		/* no password outlives its request */
+		memset(&r.login_buf, 0, sizeof(r.login_buf));
 	}
 	cx->status = r.status;
 	return ret;

@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "err.h"
+#include "login.h"
 
 #define HTTP_MAX_PARTS 8
 
@@ -18,7 +19,11 @@ struct req {
 	const char *method;
 	const char *body;	/* NUL-terminated, len bytes */
 	size_t len;
-	const struct cfg_key *key;	/* NULL on open routes */
+	const struct cfg_key *key;	/* NULL on open routes and for logins */
+	const struct login *login;	/* an administrator by HTTP Basic, or NULL */
+	const char *actor;	/* the key's name or the login's uid */
+	char addr[64];		/* the client's address */
+	struct login login_buf;	/* what login points at */
 	char *part[HTTP_MAX_PARTS];	/* path segments */
 	int nparts;
 	int status;		/* set by the send functions */
@@ -35,5 +40,8 @@ enum MHD_Result http_text(struct req *r, int status, const char *ctype, char *te
 /* Maps a struct err to its status and answers it. */
 enum MHD_Result http_err(struct req *r, const struct err *e, const char *code);
 const char *http_query(struct req *r, const char *name);
+/* The bind for an admin write: the login's DN and password, or NULLs. */
+const char *http_who(const struct req *r);
+const char *http_password(const struct req *r);
 
 #endif

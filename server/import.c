@@ -293,6 +293,9 @@ import_free(struct import_doc *d)
 		for (j = 0; j < c->ngrants; j++)
 			grant_clear(&c->grants[j]);
 		free(c->grants);
+		for (j = 0; j < c->nrevoke; j++)
+			free(c->revoke[j]);
+		free(c->revoke);
 		free(c->name);
 		free(c->reason);
 		free(c->org);
@@ -302,6 +305,9 @@ import_free(struct import_doc *d)
 		for (j = 0; j < d->accounts[i].ncells; j++)
 			free(d->accounts[i].cells[j]);
 		free(d->accounts[i].cells);
+		for (j = 0; j < d->accounts[i].nremove; j++)
+			free(d->accounts[i].remove[j]);
+		free(d->accounts[i].remove);
 		free(d->accounts[i].uid);
 	}
 	free(d->accounts);

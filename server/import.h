@@ -19,6 +19,11 @@ struct import_cell {
 	struct grant *grants;	/* exactly the grants the cell is to hold */
 	size_t ngrants;
 	int line;
+	/* an edit, not an import: grants replace those of the same privilege
+	 * (set element) and the others stay; revoke names privileges to drop */
+	int merge;
+	char **revoke;
+	size_t nrevoke;
 };
 
 struct import_account {
@@ -26,6 +31,10 @@ struct import_account {
 	char **cells;		/* exactly the memberships the account is to have */
 	size_t ncells;
 	int line;
+	/* an edit: cells are added to the memberships, remove taken away */
+	int merge;
+	char **remove;
+	size_t nremove;
 };
 
 struct import_doc {

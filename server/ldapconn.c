@@ -1,4 +1,5 @@
 /* ldapconn.c - one place that knows how privd talks to slapd: options, bind, errors. */
+#include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
 
@@ -22,6 +23,9 @@ ldapc_fail(struct err *e, int rc, const char *what)
 		return err_set(e, ERR_CONFLICT, 0, NULL, "%s: %s", what, ldap_err2string(rc));
 	case LDAP_NO_SUCH_OBJECT:
 		return err_set(e, ERR_NOT_FOUND, 0, NULL, "%s: %s", what, ldap_err2string(rc));
+	case LDAP_INSUFFICIENT_ACCESS:
+		return err_set(e, ERR_FORBIDDEN, 0, NULL, "%s: the directory refused: %s", what,
+		    ldap_err2string(rc));
 	default:
 		return err_set(e, ERR_INTERNAL, 0, NULL, "%s: %s", what, ldap_err2string(rc));
 	}
@@ -66,4 +70,64 @@ ldapc_close(LDAP *ld)
 {
 	if (ld != NULL)
 		ldap_unbind_ext_s(ld, NULL, NULL);
+}
+
+int
+ldapc_search(LDAP *ld, const struct cfg *c, const char *base, int scope,
+    const char *filter, char **attrs, int sizelimit, LDAPMessage **res,
+    struct err *e)
+{
+	struct timeval tv = { c->ldap_timeout_s, 0 };
+	int rc;
+
+	*res = NULL;
+	rc = ldap_search_ext_s(ld, base, scope, filter, attrs, 0, NULL, NULL, &tv,
+	    sizelimit, res);
+	if (rc == LDAP_SUCCESS || (rc == LDAP_SIZELIMIT_EXCEEDED && *res != NULL))
+		return 0;
+	ldap_msgfree(*res);
+	*res = NULL;
+	if (rc == LDAP_NO_SUCH_OBJECT)
+		return 1;
+	return ldapc_fail(e, rc, base);
+}
+
+int
+ldapc_get_buf(LDAP *ld, LDAPMessage *m, const char *attr, char *out, size_t n)
+{
+	struct berval **v = ldap_get_values_len(ld, m, attr);
+	int rc = -1;
+
+	if (v != NULL && v[0] != NULL && v[0]->bv_len < n) {
+		memcpy(out, v[0]->bv_val, v[0]->bv_len);
+		out[v[0]->bv_len] = '\0';
+		rc = 0;
+	}
+	if (v != NULL)
+		ldap_value_free_len(v);
+	return rc;
+}
+
+int
+ldapc_get_ll(LDAP *ld, LDAPMessage *m, const char *attr, long long *out)
+{
+	char buf[32], *end;
+
+	if (ldapc_get_buf(ld, m, attr, buf, sizeof(buf)) != 0)
+		return -1;
+	*out = strtoll(buf, &end, 10);
+	return *end == '\0' && end != buf ? 0 : -1;
+}
+
+char *
+ldapc_get_str(LDAP *ld, LDAPMessage *m, const char *attr)
+{
+	struct berval **v = ldap_get_values_len(ld, m, attr);
+	char *s = NULL;
+
+	if (v != NULL && v[0] != NULL)
+		s = strndup(v[0]->bv_val, v[0]->bv_len);
+	if (v != NULL)
+		ldap_value_free_len(v);
+	return s;
 }

@@ -15,4 +15,19 @@ void ldapc_close(LDAP *ld);
 /* Maps an LDAP result code to an err (503 for down, 409 for conflicts...). */
 int ldapc_fail(struct err *e, int rc, const char *what);
 
+/*
+ * A synchronous search with the configured timeout: 0 with *res (free with
+ * ldap_msgfree), 1 when base does not exist (*res NULL), -1 and e on error.
+ * A size limit reached is not an error: *res holds what came.
+ */
+int ldapc_search(LDAP *ld, const struct cfg *c, const char *base, int scope,
+    const char *filter, char **attrs, int sizelimit, LDAPMessage **res,
+    struct err *e);
+/* The first value of attr as a number: 0, or -1 when absent or not one. */
+int ldapc_get_ll(LDAP *ld, LDAPMessage *m, const char *attr, long long *out);
+/* The first value of attr, malloc'd; NULL when absent. */
+char *ldapc_get_str(LDAP *ld, LDAPMessage *m, const char *attr);
+/* Copies the first value of attr into out (size n); -1 when absent or too long. */
+int ldapc_get_buf(LDAP *ld, LDAPMessage *m, const char *attr, char *out, size_t n);
+
 #endif

@@ -10,11 +10,17 @@
 #include "apply.h"
 #include "auth.h"
 #include "config.h"
+#include "holds.h"
 #include "http.h"
 #include "import.h"
+#include "ldapconn.h"
+#include "ldpool.h"
+#include "ledger.h"
 #include "log.h"
+#include "period.h"
 #include "snapshot.h"
 #include "sync.h"
+#include "usage.h"
 
 #define PRIVD_VERSION "0.1.0"
 
@@ -25,6 +31,7 @@ usage(FILE *f)
 	    "usage: privd [-c FILE] [-l HOST:PORT] [-L LDAP_URI] [-d]\n"
 	    "       privd [-c FILE] --check-config\n"
 	    "       privd [-c FILE] --import FILE.yaml [--dry-run]\n"
+	    "       privd [-c FILE] --check-ledger\n"
 	    "       privd hash-key [KEY]        (reads KEY from stdin when absent)\n"
 	    "       privd --version\n"
 	    "\n"
@@ -117,6 +124,28 @@ import_file(const struct cfg *c, const char *path, int dry_run)
 	return 0;
 }
 
+/* privd --check-ledger: exit 0 when every counter matches its ledger. */
+static int
+run_check_ledger(const struct cfg *c)
+{
+	struct err e;
+	LDAP *ld;
+	int n;
+
+	memset(&e, 0, sizeof(e));
+	if (ldapc_open(c, NULL, NULL, &ld, &e) != 0) {
+		fprintf(stderr, "privd: check-ledger: %s\n", e.msg);
+		return 3;
+	}
+	n = ledger_check(ld, c, stdout, &e);
+	ldapc_close(ld);
+	if (n < 0) {
+		fprintf(stderr, "privd: check-ledger: %s\n", e.msg);
+		return 3;
+	}
+	return n == 0 ? 0 : 1;
+}
+
 static int
 override_listen(struct cfg *c, const char *arg)
 {
@@ -142,13 +171,15 @@ main(int argc, char **argv)
 		{ "check-config", no_argument, NULL, 'C' },
 		{ "import", required_argument, NULL, 'I' },
 		{ "dry-run", no_argument, NULL, 'n' },
+		{ "check-ledger", no_argument, NULL, 'K' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *path = "/etc/privd/privd.yaml", *listen = NULL, *uri = NULL;
 	const char *import = NULL;
-	int ch, check = 0, dry_run = 0, sig, rc = 1;
+	const char *offset;
+	int ch, check = 0, dry_run = 0, check_ledger = 0, sig, rc = 1;
 	struct cfg *c = NULL;
 	struct err e;
 	sigset_t set;
@@ -164,6 +195,7 @@ main(int argc, char **argv)
 		case 'C': check = 1; break;
 		case 'I': import = optarg; break;
 		case 'n': dry_run = 1; break;
+		case 'K': check_ledger = 1; break;
 		case 'V': printf("privd %s\n", PRIVD_VERSION); return 0;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -200,6 +232,15 @@ main(int argc, char **argv)
 		rc = import_file(c, import, dry_run);
 		goto done;
 	}
+	if (check_ledger) {
+		rc = run_check_ledger(c);
+		goto done;
+	}
+	if ((offset = getenv("PRIVD_CLOCK_OFFSET")) != NULL && *offset) {
+		period_set_offset(strtol(offset, NULL, 10));
+		log_warn("PRIVD_CLOCK_OFFSET=%s: counting usage at a shifted time "
+		    "(for tests only)", offset);
+	}
 
 	/* signals are taken synchronously by this thread; the others never see them */
 	sigemptyset(&set);
@@ -210,6 +251,10 @@ main(int argc, char **argv)
 
 	if (c->nkeys == 0)
 		log_warn("no API keys configured: every /v1 request will be refused");
+	if (ldpool_init(c, c->threads * 2) != 0) {
+		fprintf(stderr, "privd: out of memory\n");
+		goto done;
+	}
 	if (sync_start(c) != 0) {
 		fprintf(stderr, "privd: cannot start the LDAP follower\n");
 		goto done;
@@ -219,15 +264,20 @@ main(int argc, char **argv)
 		sync_stop();
 		goto done;
 	}
+	if (holds_start(c) != 0)
+		log_warn("cannot start the hold expiry thread");
 	log_info("privd %s listening on http://%s:%d/, following %s", PRIVD_VERSION,
 	    c->listen_host, c->listen_port, c->ldap_uri);
 	sigwait(&set, &sig);
 	log_info("signal %d: stopping", sig);
 	http_stop();
+	holds_stop();
 	sync_stop();
 	snap_shutdown();
+	usage_clear();
 	rc = 0;
 done:
+	ldpool_free();
 	cfg_free(c);
 	return rc;
 }

@@ -3,6 +3,20 @@
 
 #include "period.h"
 
+static long offset;
+
+time_t
+period_now(void)
+{
+	return time(NULL) + offset;
+}
+
+void
+period_set_offset(long seconds)
+{
+	offset = seconds;
+}
+
 /* ISO 8601 week-numbering year and week of a day count (days since epoch). */
 static void
 iso_week(long days, int *year, int *week)

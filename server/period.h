@@ -18,4 +18,11 @@
 int period_key(const struct cfg *c, enum period_kind kind, time_t now,
     char out[PERIOD_KEY_MAX], struct err *e);
 
+/*
+ * The moment usage is counted at: the system clock, plus an offset that only
+ * tests set (PRIVD_CLOCK_OFFSET, logged loudly) to cross a period boundary.
+ */
+time_t period_now(void);
+void period_set_offset(long seconds);
+
 #endif

@@ -1,7 +1,9 @@
 /*
- * sync.c - the LDAP follower: two refreshAndPersist searches (the privilege
- * subtree and the people), a mirror of what they returned, and a new
- * snapshot built from the mirror after each burst of changes.
+ * sync.c - the LDAP follower: three refreshAndPersist searches (the privilege
+ * subtree, the people, the usage counters), a mirror of what the first two
+ * returned, and a new snapshot built from the mirror after each burst of
+ * changes. Usage counters change with every charge, so they bypass the
+ * snapshot and go straight to the usage table.
  *
  * RFC 4533 is driven with libldap's primitives rather than ldap_sync_poll:
  * in libldap 2.5 ldap_sync_poll hands the first message of a received chain
@@ -26,6 +28,7 @@
 #include "snapshot.h"
 #include "strmap.h"
 #include "sync.h"
+#include "usage.h"
 
 enum mkind { MK_REASON, MK_ORG, MK_CELL, MK_ACCOUNT };
 
@@ -57,12 +60,15 @@ static atomic_long build_usec;
 static pthread_mutex_t errlock = PTHREAD_MUTEX_INITIALIZER;
 static char last_error[ERR_MSG_MAX];
 
-static char *reasons_dn, *orgs_dn, *cells_dn;
+static char *reasons_dn, *orgs_dn, *cells_dn, *usage_dn;
 /* the CSN each stream had delivered when the current snapshot was built */
 static pthread_mutex_t csnlock = PTHREAD_MUTEX_INITIALIZER;
 static char published_csn[2][CSN_MAX];
 static struct strmap mirror;
+static struct strmap usage_ids;	/* entryUUID -> usage key, for deletes */
 static unsigned long events;
+
+enum stream { ST_PRIVILEGES, ST_PEOPLE, ST_USAGE };
 
 static void
 set_error(const char *msg)
@@ -267,7 +273,66 @@ note_cookie(struct follower *f, const struct berval *cookie)
 }
 
 static void
-on_entry(struct follower *f, LDAPMessage *msg, int people)
+usage_forget(const char *uuid)
+{
+	char *key = strmap_del(&usage_ids, uuid);
+
+	if (key != NULL) {
+		usage_del(key + 33);
+		free(key);
+	}
+}
+
+static void
+usage_ids_clear(void)
+{
+	size_t i;
+
+	for (i = 0; i < usage_ids.cap; i++)
+		if (usage_ids.slots[i].key != NULL)
+			free(usage_ids.slots[i].val);
+	strmap_free(&usage_ids);
+}
+
+/* A usage entry went by: into the usage table, straight away. */
+static void
+on_usage(struct follower *f, LDAPMessage *msg, const char *uuid)
+{
+	char uid[DN_VAL_MAX], name[DN_VAL_MAX], id[DN_VAL_MAX];
+	char key[USAGE_KEY_MAX], *dn = ldap_get_dn(f->ld, msg), *kept;
+	struct usage_val v;
+	int failed = 0;
+
+	if (dn == NULL)
+		return;
+	if (dn_usage(dn, usage_dn, uid, name, id) != 2) {
+		log_debug("sync: %s is not a usage entry; ignored", dn);
+		ldap_memfree(dn);
+		return;
+	}
+	ldap_memfree(dn);
+	memset(&v, 0, sizeof(v));
+	snprintf(key, sizeof(key), "%s/%s", uid, name);
+	ldapc_get_ll(f->ld, msg, "privUsed", &v.used);
+	ldapc_get_ll(f->ld, msg, "privCredit", &v.credit);
+	ldapc_get_ll(f->ld, msg, "privHeld", &v.held);
+	ldapc_get_buf(f->ld, msg, "entryCSN", v.csn, sizeof(v.csn));
+	if (usage_put(key, &v) != 0)
+		log_warn("sync: out of memory recording usage of %s", key);
+	/* the uuid's copy sits first in the same block as the key */
+	if (strmap_get(&usage_ids, uuid) != NULL)
+		return;
+	if ((kept = malloc(33 + strlen(key) + 1)) == NULL)
+		return;
+	memcpy(kept, uuid, 33);
+	strcpy(kept + 33, key);
+	strmap_put(&usage_ids, kept, kept, &failed);
+	if (failed)
+		free(kept);
+}
+
+static void
+on_entry(struct follower *f, LDAPMessage *msg, enum stream stream)
 {
 	LDAPControl **ctrls = NULL, *sc;
 	struct berval uuid = { 0, NULL }, cookie = { 0, NULL };
@@ -290,11 +355,18 @@ on_entry(struct follower *f, LDAPMessage *msg, int people)
 	    ber_scanf(ber, "m", &cookie) != LBER_ERROR)
 		note_cookie(f, &cookie);
 	uuid_hex(&uuid, key);
+	if (stream == ST_USAGE) {
+		if (st == LDAP_SYNC_ADD || st == LDAP_SYNC_MODIFY)
+			on_usage(f, msg, key);
+		else if (st == LDAP_SYNC_DELETE)
+			usage_forget(key);
+		goto done;
+	}
 	events++;
 	switch (st) {
 	case LDAP_SYNC_ADD:
 	case LDAP_SYNC_MODIFY: {
-		struct mentry *m = read_entry(f->ld, msg, people);
+		struct mentry *m = read_entry(f->ld, msg, stream == ST_PEOPLE);
 
 		if (m == NULL) {
 			/* no longer something privd follows (or unreadable) */
@@ -365,7 +437,7 @@ out:
 
 /* Takes what has arrived without waiting; -1 when the connection failed. */
 static int
-drain(struct follower *f, int people)
+drain(struct follower *f, enum stream stream)
 {
 	struct timeval zero = { 0, 0 };
 	LDAPMessage *msg;
@@ -385,7 +457,7 @@ drain(struct follower *f, int people)
 		}
 		switch (rc) {
 		case LDAP_RES_SEARCH_ENTRY:
-			on_entry(f, msg, people);
+			on_entry(f, msg, stream);
 			break;
 		case LDAP_RES_INTERMEDIATE:
 			on_intermediate(f, msg);
@@ -582,22 +654,28 @@ follow(void)
 	char *people_attrs[] = { cfg->uid_attr, "privMembership", NULL };
 	struct follower fp = { "privileges", NULL, 0, 0, 0, "" };
 	struct follower fa = { "people", NULL, 0, 0, 0, "" };
+	struct follower fu = { "usage", NULL, 0, 0, 0, "" };
+	static char *usage_attrs[] = { "privUsed", "privCredit", "privHeld", "entryCSN", NULL };
 	unsigned long seen;
 	long dirty_since = 0;
 	int live = 0;
 
 	strmap_init(&mirror);
+	strmap_init(&usage_ids);
+	/* usage on the base, not ou=usage: the base always exists */
 	if (begin(&fp, cfg->base_dn, "(|(objectClass=privReason)"
 	    "(objectClass=privOrganisation)(objectClass=privCell))", priv_attrs) != 0 ||
-	    begin(&fa, cfg->people_dn, "(objectClass=privAccount)", people_attrs) != 0)
+	    begin(&fa, cfg->people_dn, "(objectClass=privAccount)", people_attrs) != 0 ||
+	    begin(&fu, cfg->base_dn, "(objectClass=privUsage)", usage_attrs) != 0)
 		goto out;
 	while (!atomic_load(&stopping)) {
-		struct pollfd pfd[2];
+		struct pollfd pfd[3];
 
 		seen = events;
-		if (drain(&fp, 0) != 0 || drain(&fa, 1) != 0)
+		if (drain(&fp, ST_PRIVILEGES) != 0 || drain(&fa, ST_PEOPLE) != 0 ||
+		    drain(&fu, ST_USAGE) != 0)
 			goto out;
-		if (!live && fp.refreshed && fa.refreshed) {
+		if (!live && fp.refreshed && fa.refreshed && fu.refreshed) {
 			if (rebuild() != 0)
 				goto out;
 			publish_csns(&fp, &fa);
@@ -623,13 +701,16 @@ follow(void)
 		}
 		pfd[0].fd = fd_of(&fp);
 		pfd[1].fd = fd_of(&fa);
-		pfd[0].events = pfd[1].events = POLLIN;
-		poll(pfd, 2, 200);
+		pfd[2].fd = fd_of(&fu);
+		pfd[0].events = pfd[1].events = pfd[2].events = POLLIN;
+		poll(pfd, 3, 200);
 	}
 out:
 	end(&fp);
 	end(&fa);
+	end(&fu);
 	mirror_clear();
+	usage_ids_clear();
 }
 
 static void *
@@ -669,7 +750,8 @@ sync_start(const struct cfg *c)
 	reasons_dn = dn_join("ou=reasons", c->base_dn);
 	orgs_dn = dn_join("ou=organisations", c->base_dn);
 	cells_dn = dn_join("ou=cells", c->base_dn);
-	if (!reasons_dn || !orgs_dn || !cells_dn)
+	usage_dn = dn_join("ou=usage", c->base_dn);
+	if (!reasons_dn || !orgs_dn || !cells_dn || !usage_dn)
 		return -1;
 	atomic_store(&stopping, 0);
 	if (pthread_create(&thread, NULL, run, NULL) != 0)
@@ -685,5 +767,6 @@ sync_stop(void)
 	free(reasons_dn);
 	free(orgs_dn);
 	free(cells_dn);
-	reasons_dn = orgs_dn = cells_dn = NULL;
+	free(usage_dn);
+	reasons_dn = orgs_dn = cells_dn = usage_dn = NULL;
 }

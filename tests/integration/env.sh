@@ -48,7 +48,7 @@ start)
 	mkdir -p "$dir"
 	"$top/deploy/slapd-dev.sh" start "$dir/slapd" > "$dir/ldap_port"
 	while :; do
-		p=$(( 20000 + $(od -An -N2 -tu2 /dev/urandom) % 30000 ))
+		p=$(( 20000 + $(od -An -N2 -tu2 /dev/urandom) % 12000 ))
 		port_free "$p" && break
 	done
 	echo "$p" > "$dir/http_port"

@@ -56,7 +56,7 @@ LDIF
 /usr/sbin/slapadd -n 0 -F "$dir/slapd.d" -l "$dir/config.ldif" >"$dir/slapadd.log" 2>&1 ||
 	{ echo "schema.sh: slapadd of the test cn=config failed:" >&2; cat "$dir/slapadd.log" >&2; exit 1; }
 for _ in $(seq 1 20); do
-	port=$(( 20000 + $(od -An -N2 -tu2 /dev/urandom) % 30000 ))
+	port=$(( 20000 + $(od -An -N2 -tu2 /dev/urandom) % 12000 ))
 	/usr/sbin/slapd -F "$dir/slapd.d" -h "ldap://127.0.0.1:$port/" 2>"$dir/slapd.log" && break
 done
 for _ in $(seq 1 100); do
@@ -67,5 +67,6 @@ ldapadd -x -H "ldap://127.0.0.1:$port/" -D cn=config -w schema-test -f "$top/sch
 	{ echo "schema.sh: ldapadd of privd.ldif into cn=config failed:" >&2; cat "$dir/add.log" >&2; exit 1; }
 n=$(ldapsearch -x -LLL -H "ldap://127.0.0.1:$port/" -D cn=config -w schema-test \
 	-b cn=schema,cn=config '(cn=*privd)' olcObjectClasses | grep -c "^olcObjectClasses:")
-[ "$n" = 7 ] || { echo "schema.sh: expected 7 object classes in cn=config, found $n" >&2; exit 1; }
+want=$(grep -c "^objectclass" "$top/schema/privd.schema")
+[ "$n" = "$want" ] || { echo "schema.sh: expected $want object classes in cn=config, found $n" >&2; exit 1; }
 echo "schema.sh: privd.schema passes slaptest; privd.ldif loaded into cn=config ($n classes)"

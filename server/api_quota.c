@@ -1,0 +1,558 @@
+/* api_quota.c - quota reads, charges, refunds, holds, credits and the ledger over REST. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "ldpool.h"
+#include "ledger.h"
+#include "log.h"
+#include "quota.h"
+#include "resolve.h"
+#include "snapshot.h"
+#include "sync.h"
+
+/*
+ * Fills q for the account and quota of the path from the snapshot, then
+ * leaves it: LDAP writes must not keep a snapshot from being replaced.
+ * Answers the error itself and returns -1.
+ */
+static int
+quota_of(struct req *r, struct quota_req *q, enum MHD_Result *ret)
+{
+	const struct snap_account *a;
+	const struct snap *s;
+	struct resolve_val v;
+	int t, p;
+
+	memset(q, 0, sizeof(*q));
+	if ((s = snap_enter(&t)) == NULL) {
+		snap_leave(t);
+		*ret = http_error(r, 503, "not_ready", NULL, "privd has not loaded the directory yet");
+		return -1;
+	}
+	if ((a = snap_account(s, r->part[2])) == NULL) {
+		snap_leave(t);
+		*ret = http_error(r, 404, "unknown_account", "uid",
+		    "no account '%.64s' (no entry with privAccount and that uid)", r->part[2]);
+		return -1;
+	}
+	if ((p = cfg_priv_find(s->cfg, r->part[4])) < 0 ||
+	    s->cfg->privs[p].type != PRIV_QUOTA) {
+		snap_leave(t);
+		*ret = http_error(r, 404, "unknown_quota", "quota",
+		    "no quota '%.64s' is declared%s", r->part[4], p >= 0 ? " (it is not a quota)" : "");
+		return -1;
+	}
+	if (resolve_combine(s->cfg, p, a->m, a->nm, &v) != 0) {
+		snap_leave(t);
+		*ret = http_error(r, 500, "internal", NULL, "out of memory");
+		return -1;
+	}
+	q->cfg = r->cfg;
+	q->uid = r->part[2];	/* the path outlives the request */
+	q->quota = r->cfg->privs[p].name;
+	q->kind = r->cfg->privs[p].period;
+	q->limit = v.num;
+	q->actor = r->actor ? r->actor : "anonymous";
+	q->now = period_now();
+	resolve_val_clear(&v);
+	snap_leave(t);
+	return 0;
+}
+
+static void
+usage_fields(json_t *o, const struct quota_req *q, const char *period,
+    const struct usage_val *u)
+{
+	long long rem = q->limit + u->credit - u->used;
+
+	json_object_set_new(o, "period", json_string(period));
+	json_object_set_new(o, "limit", json_integer(q->limit));
+	json_object_set_new(o, "credit", json_integer(u->credit));
+	json_object_set_new(o, "used", json_integer(u->used));
+	json_object_set_new(o, "held", json_integer(u->held));
+	json_object_set_new(o, "remaining", json_integer(rem > 0 ? rem : 0));
+}
+
+/* The body as a JSON object whose fields are all in allowed; else 400. */
+static json_t *
+body_object(struct req *r, const char *const *allowed, enum MHD_Result *ret)
+{
+	json_error_t je;
+	const char *k;
+	json_t *o, *v;
+	size_t i;
+
+	if (r->len == 0) {
+		*ret = http_error(r, 400, "bad_request", "body", "the body must be a JSON object");
+		return NULL;
+	}
+	if ((o = json_loadb(r->body, r->len, JSON_REJECT_DUPLICATES, &je)) == NULL) {
+		*ret = http_error(r, 400, "bad_json", "body", "the body is not JSON: %s (at %d:%d)",
+		    je.text, je.line, je.column);
+		return NULL;
+	}
+	if (!json_is_object(o)) {
+		json_decref(o);
+		*ret = http_error(r, 400, "bad_request", "body", "the body must be a JSON object");
+		return NULL;
+	}
+	json_object_foreach(o, k, v) {
+		for (i = 0; allowed[i] && strcmp(allowed[i], k) != 0; i++)
+			;
+		if (allowed[i] == NULL) {
+			*ret = http_error(r, 400, "bad_request", k, "unknown field '%.64s'", k);
+			json_decref(o);
+			return NULL;
+		}
+	}
+	return o;
+}
+
+/* A string field that is a request id; required unless opt. */
+static int
+want_id(struct req *r, json_t *o, const char *name, int opt, const char **out,
+    enum MHD_Result *ret)
+{
+	json_t *v = json_object_get(o, name);
+
+	*out = NULL;
+	if (v == NULL && opt)
+		return 0;
+	if (v == NULL || !json_is_string(v) || !quota_id_ok(json_string_value(v))) {
+		*ret = http_error(r, 400, "bad_request", name,
+		    "%s must be a string of 1 to %d letters, digits, '.', '_', ':' or '-'",
+		    name, QUOTA_ID_MAX);
+		return -1;
+	}
+	*out = json_string_value(v);
+	return 0;
+}
+
+/* An integer field in [min, max]; absent gives def unless def < 0 (required). */
+static int
+want_int(struct req *r, json_t *o, const char *name, long long min, long long max,
+    long long def, long long *out, enum MHD_Result *ret)
+{
+	json_t *v = json_object_get(o, name);
+
+	if (v == NULL && def >= 0) {
+		*out = def;
+		return 0;
+	}
+	if (v == NULL || !json_is_integer(v) || json_integer_value(v) < min ||
+	    json_integer_value(v) > max) {
+		*ret = http_error(r, 400, "bad_request", name,
+		    "%s must be a whole number from %lld to %lld", name, min, max);
+		return -1;
+	}
+	*out = json_integer_value(v);
+	return 0;
+}
+
+/* metadata: an object, kept as compact JSON text (malloc'd) or NULL. */
+static int
+want_meta(struct req *r, json_t *o, char **out, enum MHD_Result *ret)
+{
+	json_t *v = json_object_get(o, "metadata");
+
+	*out = NULL;
+	if (v == NULL || json_is_null(v))
+		return 0;
+	if (!json_is_object(v)) {
+		*ret = http_error(r, 400, "bad_request", "metadata", "metadata must be a JSON object");
+		return -1;
+	}
+	*out = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
+	if (*out == NULL || strlen(*out) > QUOTA_META_MAX) {
+		free(*out);
+		*out = NULL;
+		*ret = http_error(r, 400, "bad_request", "metadata",
+		    "metadata must be at most %d bytes as JSON", QUOTA_META_MAX);
+		return -1;
+	}
+	return 0;
+}
+
+/* Answers a refused or failed write. */
+static enum MHD_Result
+refused(struct req *r, const struct quota_req *q, const struct quota_res *res,
+    const struct err *e)
+{
+	json_t *o;
+
+	if (res->why == NULL)
+		return http_err(r, e, "write_failed");
+	o = json_pack("{s:s, s:s}", "error", res->why, "message", e->msg);
+	if (o == NULL)
+		return http_json(r, 500, NULL);
+	if (e->key[0])
+		json_object_set_new(o, "field", json_string(e->key));
+	if (strcmp(res->why, "quota_exceeded") == 0)
+		usage_fields(o, q, res->period, &res->u);
+	else if (strcmp(res->why, "refund_exceeds_charge") == 0)
+		json_object_set_new(o, "refundable", json_integer(res->refundable));
+	return http_json(r, e->code == ERR_NOT_FOUND ? 404 : e->code == ERR_INVALID ? 400 : 409, o);
+}
+
+/* The answer to a write that landed (201) or was replayed (200). */
+static enum MHD_Result
+done(struct req *r, const struct quota_req *q, const struct quota_res *res,
+    const char *id, const char *amount_name, int created)
+{
+	json_t *o = json_pack("{s:s, s:I}", "request_id", id, amount_name,
+	    (json_int_t)res->amount);
+
+	if (o == NULL)
+		return http_json(r, 500, NULL);
+	usage_fields(o, q, res->period, &res->u);
+	if (res->replayed)
+		json_object_set_new(o, "replayed", json_true());
+	if (res->expires[0])
+		json_object_set_new(o, "expires", json_string(res->expires));
+	return http_json(r, created && !res->replayed ? 201 : 200, o);
+}
+
+static void
+audit(const struct req *r, const struct quota_req *q, const char *what,
+    const char *id, const struct quota_res *res, int rc, const struct err *e)
+{
+	log_info("%s %s/%s id=%s by %s: %s", what, q->uid, q->quota, id, q->actor,
+	    rc == 0 ? (res->replayed ? "replayed" : "ok") :
+	    res->why ? res->why : e->msg);
+	(void)r;
+}
+
+/* Takes a write connection; answers 503 itself when there is none. */
+static LDAP *
+conn(struct req *r, enum MHD_Result *ret)
+{
+	struct err e;
+	LDAP *ld;
+
+	memset(&e, 0, sizeof(e));
+	if (ldpool_get(&ld, &e) != 0) {
+		*ret = http_error(r, 503, "ldap_unavailable", NULL, "%s", e.msg);
+		return NULL;
+	}
+	return ld;
+}
+
+enum MHD_Result
+api_quota(struct req *r)
+{
+	struct quota_req q;
+	struct usage_val u;
+	char period[PERIOD_KEY_MAX], key[USAGE_KEY_MAX];
+	enum MHD_Result ret;
+	struct err e;
+	json_t *o;
+
+	if (quota_of(r, &q, &ret) != 0)
+		return ret;
+	o = json_pack("{s:s, s:s}", "account", q.uid, "quota", q.quota);
+	if (o == NULL)
+		return http_json(r, 500, NULL);
+	if (period_key(r->cfg, q.kind, q.now, period, &e) == 0) {
+		usage_key(key, q.uid, q.quota, period);
+		usage_get(key, &u);
+		usage_fields(o, &q, period, &u);
+	} else {
+		json_object_set_new(o, "period", json_null());
+		json_object_set_new(o, "period_error", json_string(e.msg));
+		json_object_set_new(o, "limit", json_integer(q.limit));
+	}
+	json_object_set_new(o, "stale", json_boolean(sync_state() == SYNC_STALE));
+	return http_json(r, 200, o);
+}
+
+enum MHD_Result
+api_charge(struct req *r)
+{
+	static const char *const allowed[] = { "request_id", "amount", "metadata", "partial", NULL };
+	struct quota_req q;
+	struct quota_res res;
+	enum MHD_Result ret;
+	const char *rid;
+	char *meta = NULL;
+	long long amount;
+	json_t *o, *pv;
+	struct err e;
+	LDAP *ld;
+	int rc, partial = 0;
+
+	if (quota_of(r, &q, &ret) != 0 || (o = body_object(r, allowed, &ret)) == NULL)
+		return ret;
+	pv = json_object_get(o, "partial");
+	if (pv != NULL && !json_is_boolean(pv)) {
+		json_decref(o);
+		return http_error(r, 400, "bad_request", "partial", "partial must be true or false");
+	}
+	partial = pv != NULL && json_is_true(pv);
+	if (want_id(r, o, "request_id", 0, &rid, &ret) != 0 ||
+	    want_int(r, o, "amount", 1, QUOTA_AMOUNT_MAX, -1, &amount, &ret) != 0 ||
+	    want_meta(r, o, &meta, &ret) != 0 || (ld = conn(r, &ret)) == NULL) {
+		free(meta);
+		json_decref(o);
+		return ret;
+	}
+	memset(&e, 0, sizeof(e));
+	rc = quota_charge(ld, &q, rid, amount, partial, meta, &res, &e);
+	ldpool_put(ld, e.code == ERR_UNAVAILABLE);
+	audit(r, &q, "charge", rid, &res, rc, &e);
+	ret = rc == 0 ? done(r, &q, &res, rid, "charged", 1) : refused(r, &q, &res, &e);
+	free(meta);
+	json_decref(o);
+	return ret;
+}
+
+enum MHD_Result
+api_refund(struct req *r)
+{
+	static const char *const allowed[] = { "request_id", "charge_id", "amount", NULL };
+	struct quota_req q;
+	struct quota_res res;
+	enum MHD_Result ret;
+	const char *rid, *cid;
+	long long amount;
+	struct err e;
+	json_t *o;
+	LDAP *ld;
+	int rc;
+
+	if (quota_of(r, &q, &ret) != 0 || (o = body_object(r, allowed, &ret)) == NULL)
+		return ret;
+	if (want_id(r, o, "request_id", 0, &rid, &ret) != 0 ||
+	    want_id(r, o, "charge_id", 0, &cid, &ret) != 0 ||
+	    want_int(r, o, "amount", 1, QUOTA_AMOUNT_MAX, -1, &amount, &ret) != 0 ||
+	    (ld = conn(r, &ret)) == NULL) {
+		json_decref(o);
+		return ret;
+	}
+	memset(&e, 0, sizeof(e));
+	rc = quota_refund(ld, &q, rid, cid, amount, &res, &e);
+	ldpool_put(ld, e.code == ERR_UNAVAILABLE);
+	audit(r, &q, "refund", rid, &res, rc, &e);
+	if (rc == 0) {
+		ret = done(r, &q, &res, rid, "refunded", 1);
+	} else
+		ret = refused(r, &q, &res, &e);
+	json_decref(o);
+	return ret;
+}
+
+enum MHD_Result
+api_hold(struct req *r)
+{
+	static const char *const allowed[] = { "request_id", "amount", "ttl_s", "metadata", NULL };
+	struct quota_req q;
+	struct quota_res res;
+	enum MHD_Result ret;
+	const char *rid;
+	long long amount, ttl;
+	char *meta = NULL;
+	struct err e;
+	json_t *o;
+	LDAP *ld;
+	int rc;
+
+	if (quota_of(r, &q, &ret) != 0 || (o = body_object(r, allowed, &ret)) == NULL)
+		return ret;
+	if (want_id(r, o, "request_id", 0, &rid, &ret) != 0 ||
+	    want_int(r, o, "amount", 1, QUOTA_AMOUNT_MAX, -1, &amount, &ret) != 0 ||
+	    want_int(r, o, "ttl_s", 1, QUOTA_TTL_MAX, 600, &ttl, &ret) != 0 ||
+	    want_meta(r, o, &meta, &ret) != 0 || (ld = conn(r, &ret)) == NULL) {
+		free(meta);
+		json_decref(o);
+		return ret;
+	}
+	memset(&e, 0, sizeof(e));
+	rc = quota_hold(ld, &q, rid, amount, (long)ttl, meta, &res, &e);
+	ldpool_put(ld, e.code == ERR_UNAVAILABLE);
+	audit(r, &q, "hold", rid, &res, rc, &e);
+	ret = rc == 0 ? done(r, &q, &res, rid, "amount", 1) : refused(r, &q, &res, &e);
+	free(meta);
+	json_decref(o);
+	return ret;
+}
+
+static enum MHD_Result
+settle(struct req *r, int release)
+{
+	static const char *const allowed[] = { "amount", NULL };
+	const char *id = r->part[6];
+	struct quota_req q;
+	struct quota_res res;
+	enum MHD_Result ret;
+	long long amount = 0;
+	struct err e;
+	json_t *o = NULL;
+	LDAP *ld;
+	int rc;
+
+	if (quota_of(r, &q, &ret) != 0)
+		return ret;
+	if (!quota_id_ok(id))
+		return http_error(r, 400, "bad_request", "id", "'%.64s' is not a hold id", id);
+	if (!release && ((o = body_object(r, allowed, &ret)) == NULL ||
+	    want_int(r, o, "amount", 0, QUOTA_AMOUNT_MAX, -1, &amount, &ret) != 0)) {
+		json_decref(o);
+		return ret;
+	}
+	json_decref(o);
+	if ((ld = conn(r, &ret)) == NULL)
+		return ret;
+	memset(&e, 0, sizeof(e));
+	rc = quota_settle(ld, &q, id, release, amount, &res, &e);
+	ldpool_put(ld, e.code == ERR_UNAVAILABLE);
+	audit(r, &q, release ? "release" : "commit", id, &res, rc, &e);
+	if (rc != 0)
+		return refused(r, &q, &res, &e);
+	o = json_pack("{s:s, s:I, s:I}", "request_id", id, "committed",
+	    (json_int_t)res.amount, "released", (json_int_t)res.released);
+	if (o == NULL)
+		return http_json(r, 500, NULL);
+	usage_fields(o, &q, res.period, &res.u);
+	if (res.replayed)
+		json_object_set_new(o, "replayed", json_true());
+	return http_json(r, 200, o);
+}
+
+enum MHD_Result
+api_hold_commit(struct req *r)
+{
+	return settle(r, 0);
+}
+
+enum MHD_Result
+api_hold_release(struct req *r)
+{
+	return settle(r, 1);
+}
+
+enum MHD_Result
+api_credit(struct req *r)
+{
+	static const char *const allowed[] = { "request_id", "amount", "reason", "period", NULL };
+	struct quota_req q;
+	struct quota_res res;
+	enum MHD_Result ret;
+	const char *rid, *reason = NULL, *period = NULL;
+	long long amount;
+	json_t *o, *v;
+	struct err e;
+	LDAP *ld;
+	int rc;
+
+	if (quota_of(r, &q, &ret) != 0 || (o = body_object(r, allowed, &ret)) == NULL)
+		return ret;
+	if (want_id(r, o, "request_id", 0, &rid, &ret) != 0 ||
+	    want_int(r, o, "amount", 1, QUOTA_AMOUNT_MAX, -1, &amount, &ret) != 0)
+		goto out;
+	if ((v = json_object_get(o, "reason")) != NULL) {
+		if (!json_is_string(v) || json_string_length(v) > 512) {
+			ret = http_error(r, 400, "bad_request", "reason",
+			    "reason must be a string of at most 512 bytes");
+			goto out;
+		}
+		reason = json_string_value(v);
+	}
+	if ((v = json_object_get(o, "period")) != NULL) {
+		if (!json_is_string(v) || !quota_period_ok(r->cfg, q.kind, json_string_value(v))) {
+			ret = http_error(r, 400, "bad_request", "period",
+			    "period must name a %s period of %s", cfg_period_name(q.kind), q.quota);
+			goto out;
+		}
+		period = json_string_value(v);
+	}
+	if ((ld = conn(r, &ret)) == NULL)
+		goto out;
+	memset(&e, 0, sizeof(e));
+	rc = quota_credit(ld, &q, rid, amount, reason, period, &res, &e);
+	ldpool_put(ld, e.code == ERR_UNAVAILABLE);
+	audit(r, &q, "credit", rid, &res, rc, &e);
+	ret = rc == 0 ? done(r, &q, &res, rid, "credited", 1) : refused(r, &q, &res, &e);
+out:
+	json_decref(o);
+	return ret;
+}
+
+static json_t *
+entry_json(const struct ledger_entry *x)
+{
+	json_t *o = json_pack("{s:s, s:s, s:I, s:s?, s:s?}", "request_id", x->id,
+	    "kind", x->kind, "amount", (json_int_t)x->amount, "time", x->time,
+	    "actor", x->actor);
+	json_t *m;
+
+	if (o == NULL)
+		return NULL;
+	if (x->ref)
+		json_object_set_new(o, "charge_id", json_string(x->ref));
+	if (strcmp(x->kind, "charge") == 0)
+		json_object_set_new(o, "refunded", json_integer(x->refunded));
+	if (x->released >= 0)
+		json_object_set_new(o, "released", json_integer(x->released));
+	if (x->expires)
+		json_object_set_new(o, "expires", json_string(x->expires));
+	if (x->metadata && (m = json_loads(x->metadata, 0, NULL)) != NULL)
+		json_object_set_new(o, "metadata", m);
+	return o;
+}
+
+enum MHD_Result
+api_ledger(struct req *r)
+{
+	const char *ps = http_query(r, "period"), *ls = http_query(r, "limit"),
+	    *os = http_query(r, "offset");
+	char period[PERIOD_KEY_MAX], *end;
+	struct ledger_entry *v = NULL;
+	struct quota_req q;
+	enum MHD_Result ret;
+	long limit = 100, offset = 0;
+	size_t n = 0, i;
+	char *udn;
+	json_t *o, *arr;
+	struct err e;
+	LDAP *ld;
+	int rc;
+
+	if (quota_of(r, &q, &ret) != 0)
+		return ret;
+	memset(&e, 0, sizeof(e));
+	if (ls != NULL && ((limit = strtol(ls, &end, 10)) < 1 || limit > 1000 || *end || !*ls))
+		return http_error(r, 400, "bad_request", "limit", "limit must be from 1 to 1000");
+	if (os != NULL && ((offset = strtol(os, &end, 10)) < 0 || *end || !*os))
+		return http_error(r, 400, "bad_request", "offset", "offset must be 0 or more");
+	if (ps != NULL) {
+		if (!quota_period_ok(r->cfg, q.kind, ps))
+			return http_error(r, 400, "bad_request", "period",
+			    "period must name a %s period of %s", cfg_period_name(q.kind), q.quota);
+		snprintf(period, sizeof(period), "%s", ps);
+	} else if (period_key(r->cfg, q.kind, q.now, period, &e) != 0)
+		return http_error(r, 409, "no_period", "period", "%s", e.msg);
+	if ((udn = quota_usage_dn(r->cfg, q.uid, q.quota, period)) == NULL)
+		return http_error(r, 500, "internal", NULL, "out of memory");
+	if ((ld = conn(r, &ret)) == NULL) {
+		free(udn);
+		return ret;
+	}
+	rc = ledger_list(ld, r->cfg, udn, &v, &n, &e);
+	ldpool_put(ld, e.code == ERR_UNAVAILABLE);
+	free(udn);
+	if (rc != 0)
+		return http_err(r, &e, "ledger_failed");
+	o = json_pack("{s:s, s:s, s:s, s:I, s:I}", "account", q.uid, "quota", q.quota,
+	    "period", period, "total", (json_int_t)n, "offset", (json_int_t)offset);
+	arr = json_array();
+	for (i = (size_t)offset; o && arr && i < n && i < (size_t)(offset + limit); i++)
+		json_array_append_new(arr, entry_json(&v[i]));
+	if (o != NULL) {
+		json_object_set_new(o, "entries", arr);
+		json_object_set_new(o, "next_offset", (size_t)(offset + limit) < n ?
+		    json_integer(offset + limit) : json_null());
+	} else
+		json_decref(arr);
+	ledger_entries_free(v, n);
+	return http_json(r, 200, o);
+}

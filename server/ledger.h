@@ -1,0 +1,50 @@
+/* ledger.h - reading and verifying the ledger entries under each usage entry. */
+#ifndef PRIVD_LEDGER_H
+#define PRIVD_LEDGER_H
+
+#include <stdio.h>
+#include <time.h>
+
+#include <ldap.h>
+
+#include "config.h"
+#include "err.h"
+
+/*
+ * The ledger of a usage entry is its privEntry values, one JSON object
+ * each: {"id","kind","amount","time","actor"} and, by kind, "requested",
+ * "ref" (the charge a refund gives back), "expires" (holds), "released"
+ * (what a commit, release or expiry of a hold gave back), "metadata".
+ * amount is what the entry charged, refunded, held, committed or credited.
+ */
+struct ledger_entry {
+	char *id;		/* request id (the hold's, for commit/release/expire) */
+	char *kind;		/* charge refund hold commit release expire credit */
+	long long amount;
+	char *time;		/* RFC 3339 */
+	char *actor;
+	char *ref;		/* the charge of a refund */
+	char *metadata;		/* JSON text, or NULL */
+	char *expires;		/* RFC 3339, holds still open */
+	long long refunded;	/* charges */
+	long long released;	/* commit, release, expire; -1 for others */
+};
+
+/* The entries of usage_dn, newest first (none when it does not exist). */
+int ledger_list(LDAP *ld, const struct cfg *c, const char *usage_dn,
+    struct ledger_entry **out, size_t *n, struct err *e);
+void ledger_entries_free(struct ledger_entry *v, size_t n);
+
+/*
+ * Checks every usage entry against its ledger: used, held and credit equal
+ * the sums of their entries and no charge is refunded beyond its amount.
+ * Writes a line per fault and a summary to out; the number of faults, or -1.
+ */
+int ledger_check(LDAP *ld, const struct cfg *c, FILE *out, struct err *e);
+
+/* GeneralizedTime with microseconds ("20261203063530.123456Z") of t plus
+ * the current microsecond, and its RFC 3339 form. */
+void ledger_time(time_t t, char out[32]);
+void ledger_rfc3339(const char *gt, char out[40]);
+
+#endif

@@ -1,0 +1,997 @@
+/*
+ * quota.c - quota writes, each one LDAP modify of the usage entry. A modify
+ * is atomic in slapd: the counter increment (RFC 4525), the request id (a
+ * second add of it fails: idempotency), the ledger entry and, for refunds
+ * and holds, the swap of a state value all land together or not at all,
+ * under an assertion (RFC 4528) that keeps used within limit + credit.
+ * slapd serialises the modifies of one entry; privd never reads, decides
+ * and writes back without such a guard.
+ *
+ * Not an RFC 5805 transaction: slapd 2.5.13 crashes (in syncprov,
+ * txn_preop or do_add) when a transaction commits while other writes run
+ * and a sync search is open; privd always has sync searches open.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+#include <lber.h>
+
+#include "dn.h"
+#include "ldapconn.h"
+#include "ledger.h"
+#include "ldpool.h"
+#include "log.h"
+#include "quota.h"
+
+#define WOP_MODS 8
+#define TRIES 8
+
+/* One modify of a usage entry; owns its values. */
+struct wop {
+	const char *dn;
+	char *assert;
+	int nmod;
+	LDAPMod mod[WOP_MODS];
+	char *val[WOP_MODS][2];
+	LDAPMod *mods[WOP_MODS + 1];
+};
+
+/* A usage entry as read: counters and, when asked, its multi-valued state. */
+struct ustate {
+	int exists;
+	struct usage_val u;
+	char **entries;		/* privEntry: ledger entries, JSON */
+	char **holds;		/* privHold: "ID AMOUNT EXPIRES" */
+	char **refunds;		/* privRefund: "ID AMOUNT" */
+};
+
+/* Where a write goes: the usage entry's DN and table key. */
+struct target {
+	char *udn;
+	char key[USAGE_KEY_MAX];
+	char name[PRIV_NAME_MAX + PERIOD_KEY_MAX + 2];	/* quota@period */
+};
+
+int
+quota_id_ok(const char *id)
+{
+	size_t n;
+
+	for (n = 0; id[n]; n++) {
+		char ch = id[n];
+
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		    (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == ':' ||
+		    ch == '-'))
+			return 0;
+	}
+	return n >= 1 && n <= QUOTA_ID_MAX;
+}
+
+int
+quota_period_ok(const struct cfg *c, enum period_kind kind, const char *p)
+{
+	size_t i, n = strlen(p);
+
+	if (n == 0 || n >= PERIOD_KEY_MAX)
+		return 0;
+	if (kind == PERIOD_TERM) {
+		for (i = 0; i < c->nterms; i++)
+			if (strcmp(c->terms[i].name, p) == 0)
+				return 1;
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		if (!((p[i] >= '0' && p[i] <= '9') || p[i] == 'W' || p[i] == '-' ||
+		    (kind == PERIOD_NEVER && p[i] >= 'a' && p[i] <= 'z')))
+			return 0;
+	return 1;
+}
+
+static char *
+usage_root(const struct cfg *c)
+{
+	return dn_join("ou=usage", c->base_dn);
+}
+
+char *
+quota_usage_dn(const struct cfg *c, const char *uid, const char *quota,
+    const char *period)
+{
+	char name[PRIV_NAME_MAX + PERIOD_KEY_MAX + 2];
+	char *root = usage_root(c), *udn = NULL, *dn = NULL;
+
+	snprintf(name, sizeof(name), "%s@%s", quota, period);
+	if (root != NULL && (udn = dn_child("uid", uid, root)) != NULL)
+		dn = dn_child("cn", name, udn);
+	free(udn);
+	free(root);
+	return dn;
+}
+
+static void
+wop_free(struct wop *o)
+{
+	int i;
+
+	for (i = 0; i < o->nmod; i++)
+		free(o->val[i][0]);
+	free(o->assert);
+	memset(o, 0, sizeof(*o));
+}
+
+/* Adds a modification of type with one formatted value. */
+static int __attribute__((format(printf, 4, 5)))
+wop_mod(struct wop *o, int op, const char *type, const char *fmt, ...)
+{
+	LDAPMod *m;
+	va_list ap;
+	int n;
+
+	if (o->nmod == WOP_MODS)
+		return -1;
+	m = &o->mod[o->nmod];
+	va_start(ap, fmt);
+	n = vasprintf(&o->val[o->nmod][0], fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -1;
+	o->val[o->nmod][1] = NULL;
+	m->mod_op = op;
+	m->mod_type = (char *)type;
+	m->mod_values = o->val[o->nmod];
+	o->nmod++;
+	return 0;
+}
+
+/* Sends the modify: the LDAP result code. */
+static int
+wop_run(LDAP *ld, struct wop *o)
+{
+	LDAPControl *actrl = NULL, *ctrls[2] = { NULL, NULL };
+	int i, rc;
+
+	for (i = 0; i < o->nmod; i++)
+		o->mods[i] = &o->mod[i];
+	o->mods[o->nmod] = NULL;
+	if (o->assert != NULL) {
+		if ((rc = ldap_create_assertion_control(ld, o->assert, 1, &actrl)) != LDAP_SUCCESS)
+			return rc;
+		ctrls[0] = actrl;
+	}
+	ldpool_write_begin();
+	rc = ldap_modify_ext_s(ld, o->dn, o->mods, ctrls, NULL);
+	ldpool_write_end();
+	if (actrl != NULL)
+		ldap_control_free(actrl);
+	return rc;
+}
+
+static char **
+values(LDAP *ld, LDAPMessage *m, const char *attr)
+{
+	struct berval **v = ldap_get_values_len(ld, m, attr);
+	char **out;
+	size_t i, n = v ? (size_t)ldap_count_values_len(v) : 0;
+
+	if ((out = calloc(n + 1, sizeof(*out))) == NULL)
+		goto done;
+	for (i = 0; i < n; i++)
+		if ((out[i] = strndup(v[i]->bv_val, v[i]->bv_len)) == NULL)
+			break;
+done:
+	if (v)
+		ldap_value_free_len(v);
+	return out;
+}
+
+static void
+strv_free(char **v)
+{
+	size_t i;
+
+	for (i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void
+ustate_free(struct ustate *st)
+{
+	strv_free(st->entries);
+	strv_free(st->holds);
+	strv_free(st->refunds);
+	memset(st, 0, sizeof(*st));
+}
+
+/*
+ * Reads the usage entry at dn (full: its state values too) and records the
+ * counters in the usage table under key. 0 (st->exists 0 when there is no
+ * entry), or -1 and e.
+ */
+static int
+read_state(LDAP *ld, const struct cfg *c, const char *dn, const char *key,
+    int full, struct ustate *st, struct err *e)
+{
+	static char *brief[] = { "privUsed", "privCredit", "privHeld", "entryCSN", NULL };
+	static char *all[] = { "privUsed", "privCredit", "privHeld", "entryCSN",
+	    "privEntry", "privHold", "privRefund", NULL };
+	LDAPMessage *res = NULL, *m;
+	int rc;
+
+	ustate_free(st);
+	rc = ldapc_search(ld, c, dn, LDAP_SCOPE_BASE, "(objectClass=privUsage)",
+	    full ? all : brief, 1, &res, e);
+	if (rc < 0)
+		return -1;
+	if (rc == 0 && (m = ldap_first_entry(ld, res)) != NULL) {
+		st->exists = 1;
+		ldapc_get_ll(ld, m, "privUsed", &st->u.used);
+		ldapc_get_ll(ld, m, "privCredit", &st->u.credit);
+		ldapc_get_ll(ld, m, "privHeld", &st->u.held);
+		ldapc_get_buf(ld, m, "entryCSN", st->u.csn, sizeof(st->u.csn));
+		if (usage_put(key, &st->u) != 0)
+			log_warn("quota: out of memory recording usage of %s", key);
+		if (full && ((st->entries = values(ld, m, "privEntry")) == NULL ||
+		    (st->holds = values(ld, m, "privHold")) == NULL ||
+		    (st->refunds = values(ld, m, "privRefund")) == NULL)) {
+			ldap_msgfree(res);
+			ustate_free(st);
+			return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
+		}
+	}
+	ldap_msgfree(res);
+	return 0;
+}
+
+/* The ledger entry of st with this id and one of kinds ("charge|hold"); a
+ * new reference the caller decrefs, or NULL. */
+static json_t *
+find_entry(const struct ustate *st, const char *id, const char *kinds)
+{
+	size_t i;
+
+	for (i = 0; st->entries && st->entries[i]; i++) {
+		json_t *j = json_loads(st->entries[i], 0, NULL);
+		const char *jid = json_string_value(json_object_get(j, "id"));
+		const char *k = json_string_value(json_object_get(j, "kind"));
+		size_t kl = k ? strlen(k) : 0;
+		const char *hit = k ? strstr(kinds, k) : NULL;
+
+		if (jid && strcmp(jid, id) == 0 && hit != NULL &&
+		    (hit == kinds || hit[-1] == '|') && (hit[kl] == '\0' || hit[kl] == '|'))
+			return j;
+		json_decref(j);
+	}
+	return NULL;
+}
+
+static long long
+jnum(json_t *j, const char *k)
+{
+	return json_integer_value(json_object_get(j, k));
+}
+
+/* A state value "ID N[ REST]" for id: its N (and copies the value). */
+static int
+find_value(char *const *v, const char *id, long long *n, char *rest, size_t nrest,
+    char **whole)
+{
+	size_t i, il = strlen(id);
+
+	for (i = 0; v && v[i]; i++) {
+		char *end;
+
+		if (strncmp(v[i], id, il) != 0 || v[i][il] != ' ')
+			continue;
+		*n = strtoll(v[i] + il + 1, &end, 10);
+		if (rest != NULL)
+			snprintf(rest, nrest, "%s", *end == ' ' ? end + 1 : "");
+		*whole = v[i];
+		return 0;
+	}
+	return -1;
+}
+
+/* A ledger entry as JSON text (malloc'd). */
+static char *
+record(const char *kind, const char *id, long long amount, const char *actor,
+    time_t now, const char *metadata, const char *fmt, ...)
+{
+	char gt[32], t[40];
+	json_t *j, *m;
+	char *s = NULL;
+	va_list ap;
+
+	ledger_time(now, gt);
+	ledger_rfc3339(gt, t);
+	if ((j = json_pack("{s:s, s:s, s:I, s:s, s:s}", "id", id, "kind", kind,
+	    "amount", (json_int_t)amount, "time", t, "actor", actor)) == NULL)
+		return NULL;
+	/* extras: pairs of key and long long, or key "s" string */
+	va_start(ap, fmt);
+	for (; fmt && *fmt; fmt++) {
+		const char *k = va_arg(ap, const char *);
+
+		if (*fmt == 'I')
+			json_object_set_new(j, k, json_integer(va_arg(ap, long long)));
+		else
+			json_object_set_new(j, k, json_string(va_arg(ap, const char *)));
+	}
+	va_end(ap);
+	if (metadata && (m = json_loads(metadata, 0, NULL)) != NULL)
+		json_object_set_new(j, "metadata", m);
+	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(j);
+	return s;
+}
+
+static int
+target_for(const struct quota_req *q, const char *period, struct target *t,
+    struct err *e)
+{
+	snprintf(t->name, sizeof(t->name), "%s@%s", q->quota, period);
+	usage_key(t->key, q->uid, q->quota, period);
+	if ((t->udn = quota_usage_dn(q->cfg, q->uid, q->quota, period)) == NULL)
+		return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
+	return 0;
+}
+
+/* Creates the usage entry (and its parents) with zero counters. */
+static int
+ensure_usage(LDAP *ld, const struct cfg *c, const struct target *t,
+    const char *uid, const char *period, struct err *e)
+{
+	char *oc_ou[] = { "organizationalUnit", NULL }, *ou[] = { "usage", NULL };
+	char *oc_acc[] = { "privAccountUsage", NULL }, *uidv[] = { (char *)uid, NULL };
+	char *oc_u[] = { "privUsage", NULL }, *cn[] = { (char *)t->name, NULL };
+	char *zero[] = { "0", NULL }, *per[] = { (char *)period, NULL };
+	LDAPMod m[10], *mods[3][7];
+	char *root = usage_root(c), *adn = root ? dn_child("uid", uid, root) : NULL;
+	const char *dns[3] = { root, adn, t->udn };
+	int i, rc = 0, r;
+
+	if (root == NULL || adn == NULL) {
+		rc = err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
+		goto done;
+	}
+	m[0] = (LDAPMod){ LDAP_MOD_ADD, "objectClass", { oc_ou } };
+	m[1] = (LDAPMod){ LDAP_MOD_ADD, "ou", { ou } };
+	m[2] = (LDAPMod){ LDAP_MOD_ADD, "objectClass", { oc_acc } };
+	m[3] = (LDAPMod){ LDAP_MOD_ADD, "uid", { uidv } };
+	m[4] = (LDAPMod){ LDAP_MOD_ADD, "objectClass", { oc_u } };
+	m[5] = (LDAPMod){ LDAP_MOD_ADD, "cn", { cn } };
+	m[6] = (LDAPMod){ LDAP_MOD_ADD, "privUsed", { zero } };
+	m[7] = (LDAPMod){ LDAP_MOD_ADD, "privCredit", { zero } };
+	m[8] = (LDAPMod){ LDAP_MOD_ADD, "privHeld", { zero } };
+	m[9] = (LDAPMod){ LDAP_MOD_ADD, "privPeriod", { per } };
+	mods[0][0] = &m[0], mods[0][1] = &m[1], mods[0][2] = NULL;
+	mods[1][0] = &m[2], mods[1][1] = &m[3], mods[1][2] = NULL;
+	for (i = 0; i < 6; i++)
+		mods[2][i] = &m[4 + i];
+	mods[2][6] = NULL;
+	/* each on its own: a parent that exists already is fine */
+	for (i = 0; i < 3; i++) {
+		ldpool_write_begin();
+		r = ldap_add_ext_s(ld, dns[i], mods[i], NULL, NULL);
+		ldpool_write_end();
+		if (r != LDAP_SUCCESS && r != LDAP_ALREADY_EXISTS) {
+			rc = ldapc_fail(e, r, dns[i]);
+			break;
+		}
+	}
+done:
+	free(adn);
+	free(root);
+	return rc;
+}
+
+static int __attribute__((format(printf, 6, 7)))
+refuse(struct quota_res *r, struct err *e, enum err_code code, const char *why,
+    const char *field, const char *fmt, ...)
+{
+	va_list ap;
+
+	r->why = why;
+	e->code = code;
+	e->line = 0;
+	snprintf(e->key, sizeof(e->key), "%s", field ? field : "");
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int
+exceeded(const struct quota_req *q, struct quota_res *r, struct err *e,
+    long long amount)
+{
+	long long rem = q->limit + r->u.credit - r->u.used;
+
+	return refuse(r, e, ERR_CONFLICT, "quota_exceeded", "amount",
+	    "%s of %s: %lld asked, %lld remaining of %lld in %s", q->quota, q->uid,
+	    amount, rem > 0 ? rem : 0, q->limit + r->u.credit, r->period);
+}
+
+/*
+ * Whether request rid was seen before: 1 a replay (r filled), 0 not seen,
+ * -1 a reused id (refused) or an error.
+ */
+static int
+replay(const struct quota_req *q, const struct ustate *st, const char *rid,
+    const char *kind, long long requested, const char *ref, struct quota_res *r,
+    struct err *e)
+{
+	json_t *j = find_entry(st, rid, "charge|hold|refund|credit");
+	const char *k, *jref;
+	int same;
+
+	if (j == NULL)
+		return 0;
+	k = json_string_value(json_object_get(j, "kind"));
+	jref = json_string_value(json_object_get(j, "ref"));
+	same = k && strcmp(k, kind) == 0 && jnum(j, "requested") == requested &&
+	    (ref == NULL || (jref && strcmp(jref, ref) == 0));
+	if (same) {
+		r->replayed = 1;
+		r->amount = jnum(j, "amount");
+		r->u = st->u;
+		json_decref(j);
+		return 1;
+	}
+	refuse(r, e, ERR_CONFLICT, "request_id_reused", "request_id",
+	    "request id '%s' was used before for another %s%s of %s@%s", rid,
+	    k ? k : "request", k && strcmp(k, kind) == 0 ? " (a different amount)" : "",
+	    q->quota, r->period);
+	json_decref(j);
+	return -1;
+}
+
+/* Charges and holds: raise privUsed (and privHeld) within the limit. */
+static int
+take(LDAP *ld, const struct quota_req *q, const char *rid, long long amount,
+    int partial, long ttl_s, const char *metadata, struct quota_res *r,
+    struct err *e)
+{
+	const char *kind = ttl_s > 0 ? "hold" : "charge";
+	struct target t = { NULL, "", "" };
+	struct ustate st = { 0, { 0, 0, 0, "" }, NULL, NULL, NULL };
+	struct wop o;
+	char *rec = NULL, exp_gt[32] = "";
+	int attempt, rc, ret = -1;
+	long long credit, n = amount;
+
+	memset(&o, 0, sizeof(o));
+	if (period_key(q->cfg, q->kind, q->now, r->period, e) != 0)
+		return refuse(r, e, ERR_CONFLICT, "no_period", "period", "%s", e->msg);
+	if (target_for(q, r->period, &t, e) != 0)
+		return -1;
+	if (ttl_s > 0) {
+		ledger_time(q->now + ttl_s, exp_gt);
+		memcpy(exp_gt + 14, "Z", 2);	/* whole seconds */
+		ledger_rfc3339(exp_gt, r->expires);
+	}
+	usage_get(t.key, &st.u);
+	credit = st.u.credit;
+	for (attempt = 0; attempt < TRIES; attempt++) {
+		wop_free(&o);
+		free(rec);
+		rec = NULL;
+		if (partial) {
+			if (read_state(ld, q->cfg, t.udn, t.key, 0, &st, e) != 0)
+				goto done;
+			credit = st.u.credit;
+			n = q->limit + credit - st.u.used;
+			if (n > amount)
+				n = amount;
+			if (n <= 0)
+				goto refused;
+		}
+		o.dn = t.udn;
+		rec = ttl_s > 0 ? record(kind, rid, n, q->actor, q->now, metadata, "Is",
+		    "requested", amount, "expires", r->expires) :
+		    record(kind, rid, n, q->actor, q->now, metadata, "I", "requested", amount);
+		if (rec == NULL ||
+		    wop_mod(&o, LDAP_MOD_INCREMENT, "privUsed", "%lld", n) != 0 ||
+		    (ttl_s > 0 && wop_mod(&o, LDAP_MOD_INCREMENT, "privHeld", "%lld", n) != 0) ||
+		    wop_mod(&o, LDAP_MOD_ADD, "privRequest", "%s", rid) != 0 ||
+		    wop_mod(&o, LDAP_MOD_ADD, "privEntry", "%s", rec) != 0 ||
+		    (ttl_s > 0 ? wop_mod(&o, LDAP_MOD_ADD, "privHold", "%s %lld %s", rid, n, exp_gt)
+		    : wop_mod(&o, LDAP_MOD_ADD, "privRefund", "%s 0", rid)) != 0 ||
+		    asprintf(&o.assert, "(&(privUsed<=%lld)(privCredit=%lld))",
+		    q->limit + credit - n, credit) < 0) {
+			o.assert = NULL;
+			err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
+			goto done;
+		}
+		rc = wop_run(ld, &o);
+		switch (rc) {
+		case LDAP_SUCCESS:
+			r->amount = n;
+			ret = 0;
+			if (read_state(ld, q->cfg, t.udn, t.key, 0, &st, e) != 0) {
+				/* it landed: the sync stream brings the counters */
+				log_warn("quota: %s landed, reading it back failed: %s", t.key, e->msg);
+				memset(e, 0, sizeof(*e));
+				usage_get(t.key, &st.u);
+			}
+			r->u = st.u;
+			goto done;
+		case LDAP_TYPE_OR_VALUE_EXISTS:
+			/* the request id is there already */
+			if (read_state(ld, q->cfg, t.udn, t.key, 1, &st, e) != 0)
+				goto done;
+			rc = replay(q, &st, rid, kind, amount, NULL, r, e);
+			ret = rc == 1 ? 0 : -1;
+			if (rc == 0)
+				err_set(e, ERR_INTERNAL, 0, NULL, "%s: request id '%s' is recorded "
+				    "without its ledger entry", t.key, rid);
+			goto done;
+		case LDAP_NO_SUCH_OBJECT:
+			/* first use of this quota in this period */
+			if (ensure_usage(ld, q->cfg, &t, q->uid, r->period, e) != 0)
+				goto done;
+			continue;
+		case LDAP_ASSERTION_FAILED:
+			if (read_state(ld, q->cfg, t.udn, t.key, 0, &st, e) != 0)
+				goto done;
+			if (st.u.credit != credit) {
+				credit = st.u.credit;	/* an administrator credited: again */
+				continue;
+			}
+			if (partial)
+				continue;	/* someone took some: take what is left */
+			goto refused;
+		default:
+			ldapc_fail(e, rc, kind);
+			goto done;
+		}
+	}
+	err_set(e, ERR_UNAVAILABLE, 0, NULL, "%s: gave up after %d attempts under contention",
+	    kind, TRIES);
+	goto done;
+refused:
+	/* the assertion is checked before the request id: a replay may land here */
+	if (read_state(ld, q->cfg, t.udn, t.key, 1, &st, e) != 0)
+		goto done;
+	if ((rc = replay(q, &st, rid, kind, amount, NULL, r, e)) != 0) {
+		ret = rc == 1 ? 0 : -1;
+		goto done;
+	}
+	r->u = st.u;
+	exceeded(q, r, e, amount);
+done:
+	wop_free(&o);
+	free(rec);
+	ustate_free(&st);
+	free(t.udn);
+	return ret;
+}
+
+int
+quota_charge(LDAP *ld, const struct quota_req *q, const char *rid,
+    long long amount, int partial, const char *metadata, struct quota_res *r,
+    struct err *e)
+{
+	memset(r, 0, sizeof(*r));
+	return take(ld, q, rid, amount, partial, 0, metadata, r, e);
+}
+
+int
+quota_hold(LDAP *ld, const struct quota_req *q, const char *rid,
+    long long amount, long ttl_s, const char *metadata, struct quota_res *r,
+    struct err *e)
+{
+	memset(r, 0, sizeof(*r));
+	return take(ld, q, rid, amount, 0, ttl_s, metadata, r, e);
+}
+
+/*
+ * Finds the usage entry that holds request id (a charge or hold) for q's
+ * account and quota: the current period first, then any period. Fills t,
+ * r->period and st (full); 1 when there is none.
+ */
+static int
+find(LDAP *ld, const struct quota_req *q, const char *id, const char *kind,
+    struct quota_res *r, struct target *t, struct ustate *st, struct err *e)
+{
+	static char *attrs[] = { "1.1", NULL };
+	char uid[DN_VAL_MAX], name[DN_VAL_MAX], rid[DN_VAL_MAX], filter[512];
+	struct berval in, out = { 0, NULL };
+	LDAPMessage *res = NULL, *m;
+	char *root = NULL, *adn = NULL, *dn;
+	size_t ql = strlen(q->quota);
+	json_t *j;
+	int rc;
+
+	if (period_key(q->cfg, q->kind, q->now, r->period, NULL) == 0) {
+		if (target_for(q, r->period, t, e) != 0)
+			return -1;
+		if (read_state(ld, q->cfg, t->udn, t->key, 1, st, e) != 0)
+			return -1;
+		if ((j = find_entry(st, id, kind)) != NULL) {
+			json_decref(j);
+			return 0;
+		}
+		free(t->udn);
+		t->udn = NULL;
+	}
+	in.bv_val = (char *)id;
+	in.bv_len = strlen(id);
+	if (ldap_bv2escaped_filter_value(&in, &out) != 0)
+		return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
+	snprintf(filter, sizeof(filter), "(&(objectClass=privUsage)(privRequest=%s))",
+	    out.bv_val);
+	ber_memfree(out.bv_val);
+	if ((root = usage_root(q->cfg)) == NULL || (adn = dn_child("uid", q->uid, root)) == NULL) {
+		rc = err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
+		goto done;
+	}
+	if ((rc = ldapc_search(ld, q->cfg, adn, LDAP_SCOPE_ONELEVEL, filter, attrs, 0,
+	    &res, e)) != 0)
+		goto done;
+	rc = 1;
+	for (m = ldap_first_entry(ld, res); m && rc == 1; m = ldap_next_entry(ld, m)) {
+		if ((dn = ldap_get_dn(ld, m)) == NULL)
+			continue;
+		if (dn_usage(dn, root, uid, name, rid) == 2 &&
+		    strncmp(name, q->quota, ql) == 0 && name[ql] == '@' &&
+		    strlen(name + ql + 1) < PERIOD_KEY_MAX) {
+			snprintf(r->period, PERIOD_KEY_MAX, "%s", name + ql + 1);
+			if (target_for(q, r->period, t, e) != 0 ||
+			    read_state(ld, q->cfg, t->udn, t->key, 1, st, e) != 0)
+				rc = -1;
+			else if ((j = find_entry(st, id, kind)) != NULL) {
+				json_decref(j);
+				rc = 0;
+			} else {
+				free(t->udn);
+				t->udn = NULL;
+			}
+		}
+		ldap_memfree(dn);
+	}
+done:
+	ldap_msgfree(res);
+	free(adn);
+	free(root);
+	return rc;
+}
+
+int
+quota_refund(LDAP *ld, const struct quota_req *q, const char *rid,
+    const char *charge_id, long long amount, struct quota_res *r, struct err *e)
+{
+	struct target t = { NULL, "", "" };
+	struct ustate st = { 0, { 0, 0, 0, "" }, NULL, NULL, NULL };
+	struct wop o;
+	char *rec = NULL, *old;
+	long long charged, refunded;
+	json_t *j;
+	int attempt, rc, ret = -1;
+
+	memset(r, 0, sizeof(*r));
+	memset(&o, 0, sizeof(o));
+	if ((rc = find(ld, q, charge_id, "charge", r, &t, &st, e)) != 0) {
+		if (rc == 1)
+			refuse(r, e, ERR_NOT_FOUND, "unknown_charge", "charge_id",
+			    "%s of %s has no charge '%s'", q->quota, q->uid, charge_id);
+		goto done;
+	}
+	for (attempt = 0; attempt < TRIES; attempt++) {
+		if ((rc = replay(q, &st, rid, "refund", amount, charge_id, r, e)) != 0) {
+			ret = rc == 1 ? 0 : -1;
+			goto done;
+		}
+		if ((j = find_entry(&st, charge_id, "charge")) == NULL ||
+		    find_value(st.refunds, charge_id, &refunded, NULL, 0, &old) != 0) {
+			json_decref(j);
+			err_set(e, ERR_INTERNAL, 0, NULL, "%s: charge '%s' has no refund state",
+			    t.key, charge_id);
+			goto done;
+		}
+		charged = jnum(j, "amount");
+		json_decref(j);
+		r->refundable = charged - refunded;
+		if (amount > r->refundable) {
+			refuse(r, e, ERR_CONFLICT, "refund_exceeds_charge", "amount",
+			    "charge '%s' took %lld and %lld of it is refunded: at most %lld "
+			    "can be refunded", charge_id, charged, refunded, r->refundable);
+			goto done;
+		}
+		wop_free(&o);
+		free(rec);
+		o.dn = t.udn;
+		rec = record("refund", rid, amount, q->actor, q->now, NULL, "Is",
+		    "requested", amount, "ref", charge_id);
+		if (rec == NULL ||
+		    wop_mod(&o, LDAP_MOD_INCREMENT, "privUsed", "%lld", -amount) != 0 ||
+		    wop_mod(&o, LDAP_MOD_ADD, "privRequest", "%s", rid) != 0 ||
+		    wop_mod(&o, LDAP_MOD_ADD, "privEntry", "%s", rec) != 0 ||
+		    wop_mod(&o, LDAP_MOD_DELETE, "privRefund", "%s", old) != 0 ||
+		    wop_mod(&o, LDAP_MOD_ADD, "privRefund", "%s %lld", charge_id,
+		    refunded + amount) != 0) {
+			err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
+			goto done;
+		}
+		rc = wop_run(ld, &o);
+		if (rc == LDAP_SUCCESS) {
+			r->amount = amount;
+			r->refundable -= amount;
+			read_state(ld, q->cfg, t.udn, t.key, 0, &st, e);
+			memset(e, 0, sizeof(*e));	/* it landed; a failed read-back is no error */
+			ret = 0;
+			r->u = st.u;
+			goto done;
+		}
+		if (rc != LDAP_TYPE_OR_VALUE_EXISTS && rc != LDAP_NO_SUCH_ATTRIBUTE) {
+			ldapc_fail(e, rc, "refund");
+			goto done;
+		}
+		/* a replay, or another refund of this charge came first: look again */
+		if (read_state(ld, q->cfg, t.udn, t.key, 1, &st, e) != 0)
+			goto done;
+	}
+	err_set(e, ERR_UNAVAILABLE, 0, NULL, "refund: gave up after %d attempts under contention",
+	    TRIES);
+done:
+	wop_free(&o);
+	free(rec);
+	ustate_free(&st);
+	free(t.udn);
+	return ret;
+}
+
+/* "YYYYMMDDHHMMSSZ" of now, to compare with a hold's expiry. */
+static void
+now_gt(time_t now, char out[32])
+{
+	ledger_time(now, out);
+	memcpy(out + 14, "Z", 2);
+}
+
+/* A hold that is no longer open: a replay of its commit or release, or a refusal. */
+static int
+settled(const struct quota_req *q, const struct ustate *st, const char *id,
+    const char *kind, long long amount, struct quota_res *r, struct err *e)
+{
+	json_t *j = find_entry(st, id, "commit|release|expire");
+	const char *k = j ? json_string_value(json_object_get(j, "kind")) : NULL;
+	int ret;
+
+	(void)q;
+	if (k && strcmp(k, kind) == 0 && (strcmp(kind, "commit") != 0 ||
+	    jnum(j, "amount") == amount)) {
+		r->replayed = 1;
+		r->amount = jnum(j, "amount");
+		r->released = jnum(j, "released");
+		r->u = st->u;
+		ret = 0;
+	} else if (k && strcmp(k, "expire") == 0)
+		ret = refuse(r, e, ERR_CONFLICT, "hold_expired", "id",
+		    "hold '%s' expired and was released", id);
+	else
+		ret = refuse(r, e, ERR_CONFLICT, "hold_settled", "id", "hold '%s' was already %s",
+		    id, k == NULL ? "settled" : strcmp(k, "commit") == 0 ? "committed" : "released");
+	json_decref(j);
+	return ret;
+}
+
+/*
+ * Settles hold id, held h, as kind (commit of amount, release, expire):
+ * removing its privHold value is what makes this happen once. The LDAP
+ * result code.
+ */
+static int
+settle(LDAP *ld, const char *udn, const char *id, const char *holdval,
+    const char *kind, long long h, long long amount, const char *actor,
+    time_t now)
+{
+	struct wop o;
+	char *rec = record(kind, id, amount, actor, now, NULL, "I", "released", h - amount);
+	int rc = LDAP_NO_MEMORY;
+
+	memset(&o, 0, sizeof(o));
+	o.dn = udn;
+	if (rec != NULL &&
+	    wop_mod(&o, LDAP_MOD_DELETE, "privHold", "%s", holdval) == 0 &&
+	    wop_mod(&o, LDAP_MOD_ADD, "privEntry", "%s", rec) == 0 &&
+	    wop_mod(&o, LDAP_MOD_INCREMENT, "privHeld", "%lld", -h) == 0 &&
+	    (h == amount || wop_mod(&o, LDAP_MOD_INCREMENT, "privUsed", "%lld", amount - h) == 0))
+		rc = wop_run(ld, &o);
+	wop_free(&o);
+	free(rec);
+	return rc;
+}
+
+int
+quota_settle(LDAP *ld, const struct quota_req *q, const char *id, int release,
+    long long amount, struct quota_res *r, struct err *e)
+{
+	const char *kind = release ? "release" : "commit";
+	struct target t = { NULL, "", "" };
+	struct ustate st = { 0, { 0, 0, 0, "" }, NULL, NULL, NULL };
+	char exp[32], now[32], *val;
+	long long h;
+	int attempt, rc, ret = -1;
+
+	memset(r, 0, sizeof(*r));
+	if (release)
+		amount = 0;
+	if ((rc = find(ld, q, id, "hold", r, &t, &st, e)) != 0) {
+		if (rc == 1)
+			refuse(r, e, ERR_NOT_FOUND, "unknown_hold", "id",
+			    "%s of %s has no hold '%s'", q->quota, q->uid, id);
+		goto done;
+	}
+	now_gt(q->now, now);
+	for (attempt = 0; attempt < TRIES; attempt++) {
+		if (find_value(st.holds, id, &h, exp, sizeof(exp), &val) != 0) {
+			ret = settled(q, &st, id, kind, amount, r, e);
+			goto done;
+		}
+		if (amount > h) {
+			refuse(r, e, ERR_INVALID, "bad_request", "amount",
+			    "amount %lld is more than the %lld held by '%s'", amount, h, id);
+			goto done;
+		}
+		if (strcmp(exp, now) <= 0) {
+			/* past its TTL: release it now rather than wait for the reaper */
+			rc = settle(ld, t.udn, id, val, "expire", h, 0, "privd", q->now);
+			if (rc == LDAP_SUCCESS || rc == LDAP_NO_SUCH_ATTRIBUTE) {
+				read_state(ld, q->cfg, t.udn, t.key, 0, &st, e);
+				refuse(r, e, ERR_CONFLICT, "hold_expired", "id",
+				    "hold '%s' expired and was released", id);
+			} else
+				ldapc_fail(e, rc, "expire hold");
+			goto done;
+		}
+		rc = settle(ld, t.udn, id, val, kind, h, amount, q->actor, q->now);
+		if (rc == LDAP_SUCCESS) {
+			r->amount = amount;
+			r->released = h - amount;
+			read_state(ld, q->cfg, t.udn, t.key, 0, &st, e);
+			memset(e, 0, sizeof(*e));
+			r->u = st.u;
+			ret = 0;
+			goto done;
+		}
+		if (rc != LDAP_NO_SUCH_ATTRIBUTE) {
+			ldapc_fail(e, rc, kind);
+			goto done;
+		}
+		/* settled by someone else meanwhile: look again */
+		if (read_state(ld, q->cfg, t.udn, t.key, 1, &st, e) != 0)
+			goto done;
+	}
+	err_set(e, ERR_UNAVAILABLE, 0, NULL, "%s: gave up after %d attempts", kind, TRIES);
+done:
+	ustate_free(&st);
+	free(t.udn);
+	return ret;
+}
+
+int
+quota_credit(LDAP *ld, const struct quota_req *q, const char *rid,
+    long long amount, const char *reason, const char *period,
+    struct quota_res *r, struct err *e)
+{
+	struct target t = { NULL, "", "" };
+	struct ustate st = { 0, { 0, 0, 0, "" }, NULL, NULL, NULL };
+	struct wop o;
+	char *meta = NULL, *rec = NULL;
+	int attempt, rc, ret = -1;
+
+	memset(r, 0, sizeof(*r));
+	memset(&o, 0, sizeof(o));
+	if (period != NULL)
+		snprintf(r->period, sizeof(r->period), "%s", period);
+	else if (period_key(q->cfg, q->kind, q->now, r->period, e) != 0)
+		return refuse(r, e, ERR_CONFLICT, "no_period", "period", "%s", e->msg);
+	if (target_for(q, r->period, &t, e) != 0)
+		return -1;
+	if (reason != NULL) {
+		json_t *j = json_pack("{s:s}", "reason", reason);
+
+		meta = j ? json_dumps(j, JSON_COMPACT) : NULL;
+		json_decref(j);
+	}
+	for (attempt = 0; attempt < 2; attempt++) {
+		wop_free(&o);
+		free(rec);
+		o.dn = t.udn;
+		rec = record("credit", rid, amount, q->actor, q->now, meta, "I",
+		    "requested", amount);
+		if (rec == NULL ||
+		    wop_mod(&o, LDAP_MOD_INCREMENT, "privCredit", "%lld", amount) != 0 ||
+		    wop_mod(&o, LDAP_MOD_ADD, "privRequest", "%s", rid) != 0 ||
+		    wop_mod(&o, LDAP_MOD_ADD, "privEntry", "%s", rec) != 0) {
+			err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
+			goto done;
+		}
+		rc = wop_run(ld, &o);
+		if (rc == LDAP_SUCCESS) {
+			r->amount = amount;
+			read_state(ld, q->cfg, t.udn, t.key, 0, &st, e);
+			memset(e, 0, sizeof(*e));
+			r->u = st.u;
+			ret = 0;
+			goto done;
+		}
+		if (rc == LDAP_TYPE_OR_VALUE_EXISTS) {
+			if (read_state(ld, q->cfg, t.udn, t.key, 1, &st, e) == 0 &&
+			    (rc = replay(q, &st, rid, "credit", amount, NULL, r, e)) != 0)
+				ret = rc == 1 ? 0 : -1;
+			else if (e->code == ERR_NONE)
+				err_set(e, ERR_INTERNAL, 0, NULL, "%s: request id '%s' is recorded "
+				    "without its ledger entry", t.key, rid);
+			goto done;
+		}
+		if (rc != LDAP_NO_SUCH_OBJECT) {
+			ldapc_fail(e, rc, "credit");
+			goto done;
+		}
+		if (ensure_usage(ld, q->cfg, &t, q->uid, r->period, e) != 0)
+			goto done;
+	}
+	err_set(e, ERR_INTERNAL, 0, NULL, "credit: cannot create %s", t.udn);
+done:
+	wop_free(&o);
+	free(rec);
+	free(meta);
+	ustate_free(&st);
+	free(t.udn);
+	return ret;
+}
+
+int
+quota_expire(LDAP *ld, const struct cfg *c, time_t now, int max, struct err *e)
+{
+	static char *attrs[] = { "privHold", NULL };
+	char uid[DN_VAL_MAX], name[DN_VAL_MAX], id[DN_VAL_MAX], gt[32];
+	char hid[QUOTA_ID_MAX + 1], exp[32];
+	LDAPMessage *res = NULL, *m;
+	char *root = usage_root(c), *dn, **holds;
+	long long h;
+	int rc, n = 0;
+	size_t i;
+
+	if (root == NULL)
+		return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
+	now_gt(now, gt);
+	if ((rc = ldapc_search(ld, c, root, LDAP_SCOPE_SUBTREE,
+	    "(&(objectClass=privUsage)(privHold=*))", attrs, 0, &res, e)) != 0) {
+		free(root);
+		return rc < 0 ? -1 : 0;
+	}
+	for (m = ldap_first_entry(ld, res); m && n < max; m = ldap_next_entry(ld, m)) {
+		if ((dn = ldap_get_dn(ld, m)) == NULL)
+			continue;
+		holds = dn_usage(dn, root, uid, name, id) == 2 ? values(ld, m, "privHold") : NULL;
+		for (i = 0; holds && holds[i] && n < max; i++) {
+			char key[USAGE_KEY_MAX];
+			struct ustate st = { 0, { 0, 0, 0, "" }, NULL, NULL, NULL };
+
+			if (sscanf(holds[i], "%128s %lld %31s", hid, &h, exp) != 3 ||
+			    strcmp(exp, gt) > 0)
+				continue;
+			rc = settle(ld, dn, hid, holds[i], "expire", h, 0, "privd", now);
+			if (rc == LDAP_SUCCESS) {
+				n++;
+				snprintf(key, sizeof(key), "%s/%s", uid, name);
+				log_info("quota: hold %s of %s expired: released %lld", hid, key, h);
+				read_state(ld, c, dn, key, 0, &st, e);
+			} else if (rc != LDAP_NO_SUCH_ATTRIBUTE)
+				log_warn("quota: cannot release expired hold %s of %s: %s", hid, dn,
+				    ldap_err2string(rc));
+		}
+		strv_free(holds);
+		ldap_memfree(dn);
+	}
+	ldap_msgfree(res);
+	free(root);
+	return n;
+}

@@ -1,0 +1,79 @@
+/* quota.h - charging quotas in LDAP: charges, refunds, holds, credits, the ledger. */
+#ifndef PRIVD_QUOTA_H
+#define PRIVD_QUOTA_H
+
+#include <stdio.h>
+#include <time.h>
+
+#include <ldap.h>
+
+#include "config.h"
+#include "err.h"
+#include "period.h"
+#include "usage.h"
+
+#define QUOTA_AMOUNT_MAX	1000000000LL	/* per request */
+#define QUOTA_ID_MAX		128		/* request ids */
+#define QUOTA_META_MAX		4096		/* metadata, as JSON text */
+#define QUOTA_TTL_MAX		(7 * 86400)
+
+/* Who asks, for which account and quota, against which limit. */
+struct quota_req {
+	const struct cfg *cfg;
+	const char *uid;
+	const char *quota;	/* a PRIV_QUOTA privilege */
+	enum period_kind kind;
+	long long limit;	/* from resolution, before credit */
+	const char *actor;	/* API key name or administrator */
+	time_t now;
+};
+
+/* What a write did; on refusal `why` names it (the API's error code). */
+struct quota_res {
+	const char *why;	/* NULL on success */
+	int replayed;		/* a request id seen before: nothing changed */
+	long long amount;	/* charged, refunded, held, committed, credited */
+	long long released;	/* by a commit, release or expiry */
+	long long refundable;	/* what is left to refund of a charge */
+	char period[PERIOD_KEY_MAX];
+	char expires[40];	/* holds: RFC 3339 UTC */
+	struct usage_val u;	/* the usage entry after the write */
+};
+
+/* Checks a request id: 1..QUOTA_ID_MAX of [A-Za-z0-9._:-]. */
+int quota_id_ok(const char *id);
+
+/*
+ * Each write is one LDAP modify of the usage entry: the counter increment
+ * (RFC 4525), the request id, the ledger entry and any state swap land
+ * together or not at all, under an assertion (RFC 4528) that keeps used <=
+ * limit + credit. 0 when it landed or was a replay; -1 with e (ERR_CONFLICT
+ * and r->why for refusals, ERR_UNAVAILABLE when LDAP is down).
+ */
+int quota_charge(LDAP *ld, const struct quota_req *q, const char *rid,
+    long long amount, int partial, const char *metadata, struct quota_res *r,
+    struct err *e);
+int quota_refund(LDAP *ld, const struct quota_req *q, const char *rid,
+    const char *charge_id, long long amount, struct quota_res *r, struct err *e);
+int quota_hold(LDAP *ld, const struct quota_req *q, const char *rid,
+    long long amount, long ttl_s, const char *metadata, struct quota_res *r,
+    struct err *e);
+/* Commit (amount <= held) or, with release, give back all of hold id. */
+int quota_settle(LDAP *ld, const struct quota_req *q, const char *id,
+    int release, long long amount, struct quota_res *r, struct err *e);
+/* Adds amount to the limit for period (NULL: the current one). */
+int quota_credit(LDAP *ld, const struct quota_req *q, const char *rid,
+    long long amount, const char *reason, const char *period,
+    struct quota_res *r, struct err *e);
+
+/* Releases up to max holds whose TTL has passed; the count, or -1. */
+int quota_expire(LDAP *ld, const struct cfg *c, time_t now, int max, struct err *e);
+
+/* Whether a period key can name a period of kind (for ?period=). */
+int quota_period_ok(const struct cfg *c, enum period_kind kind, const char *p);
+
+/* The DN of the usage entry of uid's quota in period; malloc'd. */
+char *quota_usage_dn(const struct cfg *c, const char *uid, const char *quota,
+    const char *period);
+
+#endif

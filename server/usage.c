@@ -1,0 +1,148 @@
+/* usage.c - the striped table of quota usage that reads answer from. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strmap.h"
+#include "usage.h"
+
+#define STRIPES 64
+
+struct item {
+	char *key;
+	struct usage_val v;
+};
+
+static struct stripe {
+	pthread_mutex_t lock;
+	struct strmap map;
+} stripes[STRIPES] = {
+#define S { PTHREAD_MUTEX_INITIALIZER, { NULL, 0, 0 } }
+#define S8 S, S, S, S, S, S, S, S
+	S8, S8, S8, S8, S8, S8, S8, S8
+#undef S8
+#undef S
+};
+
+static struct stripe *
+stripe_of(const char *key)
+{
+	unsigned h = 2166136261u;
+
+	while (*key)
+		h = (h ^ (unsigned char)*key++) * 16777619u;
+	return &stripes[h % STRIPES];
+}
+
+void
+usage_key(char out[USAGE_KEY_MAX], const char *uid, const char *quota,
+    const char *period)
+{
+	snprintf(out, USAGE_KEY_MAX, "%s/%s@%s", uid, quota, period);
+}
+
+int
+usage_get(const char *key, struct usage_val *v)
+{
+	struct stripe *s = stripe_of(key);
+	struct item *it;
+
+	pthread_mutex_lock(&s->lock);
+	if ((it = strmap_get(&s->map, key)) != NULL)
+		*v = it->v;
+	pthread_mutex_unlock(&s->lock);
+	if (it == NULL)
+		memset(v, 0, sizeof(*v));
+	return it ? 0 : -1;
+}
+
+int
+usage_get_for(const char *uid, const char *quota, const char *period,
+    struct usage_val *v)
+{
+	char key[USAGE_KEY_MAX];
+
+	usage_key(key, uid, quota, period);
+	return usage_get(key, v);
+}
+
+int
+usage_put(const char *key, const struct usage_val *v)
+{
+	struct stripe *s = stripe_of(key);
+	struct item *it;
+	int failed = 0, rc = 0;
+
+	pthread_mutex_lock(&s->lock);
+	if ((it = strmap_get(&s->map, key)) != NULL) {
+		/* CSNs start with a GeneralizedTime: text order is time order */
+		if (strcmp(v->csn, it->v.csn) >= 0)
+			it->v = *v;
+		goto out;
+	}
+	if ((it = calloc(1, sizeof(*it))) == NULL || (it->key = strdup(key)) == NULL)
+		goto fail;
+	it->v = *v;
+	strmap_put(&s->map, it->key, it, &failed);
+	if (failed)
+		goto fail;
+	goto out;
+fail:
+	if (it)
+		free(it->key);
+	free(it);
+	rc = -1;
+out:
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+void
+usage_del(const char *key)
+{
+	struct stripe *s = stripe_of(key);
+	struct item *it;
+
+	pthread_mutex_lock(&s->lock);
+	it = strmap_del(&s->map, key);
+	pthread_mutex_unlock(&s->lock);
+	if (it)
+		free(it->key);
+	free(it);
+}
+
+void
+usage_clear(void)
+{
+	size_t i, j;
+
+	for (i = 0; i < STRIPES; i++) {
+		struct stripe *s = &stripes[i];
+
+		pthread_mutex_lock(&s->lock);
+		for (j = 0; j < s->map.cap; j++) {
+			struct item *it = s->map.slots[j].val;
+
+			if (s->map.slots[j].key == NULL)
+				continue;
+			free(it->key);
+			free(it);
+		}
+		strmap_free(&s->map);
+		pthread_mutex_unlock(&s->lock);
+	}
+}
+
+size_t
+usage_count(void)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < STRIPES; i++) {
+		pthread_mutex_lock(&stripes[i].lock);
+		n += stripes[i].map.len;
+		pthread_mutex_unlock(&stripes[i].lock);
+	}
+	return n;
+}

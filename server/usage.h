@@ -1,0 +1,35 @@
+/* usage.h - what each account has used of each quota, as privd last saw it in LDAP. */
+#ifndef PRIVD_USAGE_H
+#define PRIVD_USAGE_H
+
+#define USAGE_CSN_MAX 64
+#define USAGE_KEY_MAX 528	/* uid, quota@period (DN_VAL_MAX each) */
+
+struct usage_val {
+	long long used;		/* includes held */
+	long long credit;
+	long long held;
+	char csn[USAGE_CSN_MAX];	/* entryCSN of the usage entry */
+};
+
+/*
+ * A table keyed by "uid/quota@period", fed by the usage sync stream and by
+ * this privd's own writes (each write reads its entry back). A value only
+ * replaces one with an older CSN, so the two sources can race freely and
+ * a read that starts after a write returned sees that write.
+ * Locks are striped by key: readers of different accounts never meet.
+ */
+void usage_key(char out[USAGE_KEY_MAX], const char *uid, const char *quota,
+    const char *period);
+/* 0 and *v when known, -1 when privd has seen no usage (all zero). */
+int usage_get(const char *key, struct usage_val *v);
+/* Stores v unless the table holds a newer CSN; -1 when out of memory. */
+int usage_put(const char *key, const struct usage_val *v);
+/* usage_get by parts. */
+int usage_get_for(const char *uid, const char *quota, const char *period,
+    struct usage_val *v);
+void usage_del(const char *key);
+void usage_clear(void);
+size_t usage_count(void);
+
+#endif

@@ -1,0 +1,281 @@
+/*
+ * harness.c - what every integration test needs: its own slapd and privd
+ * (tests/integration/env.sh), HTTP with libcurl, and LDAP behind privd's
+ * back with the OpenLDAP command-line tools.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <curl/curl.h>
+#include <jansson.h>
+
+#include "harness.h"
+
+char it_dir[] = "/tmp/privd-it.XXXXXX";
+char it_http_base[64];
+int it_ldap_port;
+
+struct buf {
+	char *p;
+	size_t len;
+};
+
+static size_t
+it_on_data(char *ptr, size_t size, size_t n, void *arg)
+{
+	struct buf *b = arg;
+	char *np = realloc(b->p, b->len + size * n + 1);
+
+	if (np == NULL)
+		return 0;
+	b->p = np;
+	memcpy(b->p + b->len, ptr, size * n);
+	b->len += size * n;
+	b->p[b->len] = '\0';
+	return size * n;
+}
+
+/* One it_request; returns the body (caller frees) and sets *status. */
+char *
+it_try_request(const char *method, const char *path, const char *key, const char *body,
+    size_t body_len, long *status)
+{
+	CURL *c = curl_easy_init();
+	struct curl_slist *h = NULL;
+	struct buf b = { calloc(1, 1), 0 };
+	char url[4096], auth[256];
+	CURLcode rc;
+
+	if (c == NULL)
+		return NULL;
+	snprintf(url, sizeof(url), "%s%s", it_http_base, path);
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, it_on_data);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, 20L);
+	if (key != NULL) {
+		snprintf(auth, sizeof(auth), "Authorization: Bearer %s", key);
+		h = curl_slist_append(h, auth);
+	}
+	if (body != NULL) {
+		h = curl_slist_append(h, "Content-Type: application/yaml");
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)body_len);
+	}
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+	rc = curl_easy_perform(c);
+	*status = 0;
+	if (rc == CURLE_OK)
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
+	curl_slist_free_all(h);
+	curl_easy_cleanup(c);
+	if (rc != CURLE_OK) {
+		free(b.p);
+		return NULL;
+	}
+	return b.p;
+}
+
+char *
+it_request(const char *method, const char *path, const char *key, const char *body,
+    size_t body_len, long *status)
+{
+	char *text = it_try_request(method, path, key, body, body_len, status);
+
+	if (text == NULL)
+		fail_msg("%s %s: no answer (connection failed)", method, path);
+	return text;
+}
+
+/* A JSON it_request expected to answer want; returns the parsed body. */
+json_t *
+it_call(const char *method, const char *path, const char *key, const char *body, long want)
+{
+	long status;
+	char *text = it_request(method, path, key, body, body ? strlen(body) : 0, &status);
+	json_error_t je;
+	json_t *j = json_loads(text, 0, &je);
+
+	if (status != want)
+		fail_msg("%s %s: status %ld, want %ld: %s", method, path, status, want, text);
+	if (j == NULL)
+		fail_msg("%s %s: not JSON: %s", method, path, text);
+	free(text);
+	return j;
+}
+
+json_t *
+it_get(const char *path, long want)
+{
+	return it_call("GET", path, READ_KEY, NULL, want);
+}
+
+void
+it_sh(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	rc = system(cmd);
+	if (rc != 0)
+		fail_msg("command failed (%d): %s", rc, cmd);
+}
+
+/* Applies LDIF to the directory as its administrator, behind privd's back. */
+void
+it_ldapmodify(const char *ldif)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/change.ldif", it_dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(ldif, f);
+	fclose(f);
+	it_sh("ldapmodify -x -H ldap://127.0.0.1:%d/ -D cn=admin,dc=example,dc=edu -w secret "
+	    "-f %s > /dev/null", it_ldap_port, path);
+}
+
+/* How many entries match filter under base (ldapsearch, as administrator). */
+int
+it_ldap_count(const char *base, const char *filter)
+{
+	char cmd[1024];
+	FILE *p;
+	int n = 0;
+	char line[1024];
+
+	snprintf(cmd, sizeof(cmd), "ldapsearch -x -LLL -H ldap://127.0.0.1:%d/ "
+	    "-D cn=admin,dc=example,dc=edu -w secret -b '%s' '%s' 1.1", it_ldap_port, base, filter);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p))
+		n += strncmp(line, "dn:", 3) == 0;
+	pclose(p);
+	return n;
+}
+
+long
+it_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+json_int_t
+it_limit_of(const char *uid, const char *priv)
+{
+	char path[256];
+	json_t *j;
+	json_int_t n;
+
+	snprintf(path, sizeof(path), "/v1/accounts/%s/privileges/%s", uid, priv);
+	j = it_get(path, 200);
+	n = json_integer_value(json_object_get(j, "limit"));
+	json_decref(j);
+	return n;
+}
+
+/* Polls until fn() is true or ms pass; returns the milliseconds it took, or -1. */
+long
+it_within(long ms, int (*fn)(void))
+{
+	long t0 = it_now_ms();
+
+	while (it_now_ms() - t0 <= ms) {
+		if (fn())
+			return it_now_ms() - t0;
+		usleep(10000);
+	}
+	return -1;
+}
+
+/* The "allowed" answer of a check it_request (path under /v1/accounts/). */
+int
+it_allowed(const char *path)
+{
+	char full[512];
+	json_t *j;
+	int yes;
+
+	snprintf(full, sizeof(full), "/v1/accounts/%s", path);
+	j = it_get(full, 200);
+	yes = json_is_true(json_object_get(j, "allowed"));
+	json_decref(j);
+	return yes;
+}
+
+int
+it_ready(void)
+{
+	long status;
+	char *t = it_request("GET", "/readyz", NULL, NULL, 0, &status);
+
+	free(t);
+	return status == 200;
+}
+
+int
+it_not_ready(void)
+{
+	return !it_ready();
+}
+
+int
+it_group_setup(void **state)
+{
+	FILE *f;
+	char path[256];
+	int port;
+
+	(void)state;
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	if (mkdtemp(it_dir) == NULL)
+		return -1;
+	it_sh("tests/integration/env.sh start %s/env", it_dir);
+	snprintf(path, sizeof(path), "%s/env/http_port", it_dir);
+	f = fopen(path, "r");
+	if (f == NULL || fscanf(f, "%d", &port) != 1)
+		return -1;
+	fclose(f);
+	snprintf(it_http_base, sizeof(it_http_base), "http://127.0.0.1:%d", port);
+	snprintf(path, sizeof(path), "%s/env/ldap_port", it_dir);
+	f = fopen(path, "r");
+	if (f == NULL || fscanf(f, "%d", &it_ldap_port) != 1)
+		return -1;
+	fclose(f);
+	return 0;
+}
+
+int
+it_group_teardown(void **state)
+{
+	char cmd[512];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "cat %s/env/privd.log >&2; tests/integration/env.sh stop %s/env; rm -rf %s",
+	    it_dir, it_dir, it_dir);
+	if (getenv("PRIVD_TEST_LOG") == NULL)
+		snprintf(cmd, sizeof(cmd), "tests/integration/env.sh stop %s/env; rm -rf %s", it_dir, it_dir);
+	if (system(cmd) != 0)
+		return -1;
+	curl_global_cleanup();
+	return 0;
+}
+

@@ -1,0 +1,46 @@
+/* harness.h - shared helpers of the integration tests (harness.c). */
+#ifndef PRIVD_HARNESS_H
+#define PRIVD_HARNESS_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#define READ_KEY "dev-read-4d1c8e27b9"
+#define CHARGE_KEY "dev-charge-93fa06d2c1"
+#define ADMIN_KEY "dev-admin-5be71f0a48"
+#define BASE "ou=privileges,dc=example,dc=edu"
+
+extern char it_dir[];		/* this run's temporary directory */
+extern char it_http_base[64];	/* http://127.0.0.1:PORT */
+extern int it_ldap_port;
+
+/* One request; returns the body (caller frees) and sets *status. */
+char *it_request(const char *method, const char *path, const char *key,
+    const char *body, size_t body_len, long *status);
+/* The same without failing the test (for threads): NULL and *status 0
+ * when there is no answer. */
+char *it_try_request(const char *method, const char *path, const char *key,
+    const char *body, size_t body_len, long *status);
+/* A JSON request that must answer want; the parsed body (caller decrefs). */
+json_t *it_call(const char *method, const char *path, const char *key,
+    const char *body, long want);
+json_t *it_get(const char *path, long want);	/* with the read key */
+/* Runs a shell command; the test fails unless it exits 0. */
+void it_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Applies LDIF as the directory's administrator, behind privd's back. */
+void it_ldapmodify(const char *ldif);
+/* How many entries match filter under base. */
+int it_ldap_count(const char *base, const char *filter);
+long it_now_ms(void);
+json_int_t it_limit_of(const char *uid, const char *priv);
+/* Polls until fn() is true or ms pass: the milliseconds it took, or -1. */
+long it_within(long ms, int (*fn)(void));
+int it_allowed(const char *path);
+int it_ready(void);
+int it_not_ready(void);
+/* cmocka group setup/teardown: start and stop slapd and privd. */
+int it_group_setup(void **state);
+int it_group_teardown(void **state);
+
+#endif
