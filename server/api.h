@@ -26,5 +26,17 @@ enum MHD_Result api_ledger(struct req *r);
 
 /* api_admin.c */
 enum MHD_Result api_import(struct req *r);
+enum MHD_Result api_node_add(struct req *r);
+enum MHD_Result api_node_delete(struct req *r);
+enum MHD_Result api_node_move(struct req *r);
+enum MHD_Result api_grant_set(struct req *r);
+enum MHD_Result api_grant_revoke(struct req *r);
+enum MHD_Result api_member_add(struct req *r);
+enum MHD_Result api_member_remove(struct req *r);
+
+/* api_model.c */
+enum MHD_Result api_export(struct req *r);
+enum MHD_Result api_tree(struct req *r);
+enum MHD_Result api_who(struct req *r);
 
 #endif

@@ -1,22 +1,50 @@
-/* api_admin.c - administrator writes: POST /v1/import. */
+/*
+ * api_admin.c - administrator writes: imports and the edits privctl makes
+ * (tree nodes, grants, memberships). Each edit is validated whole, then
+ * written in one transaction; with an admin key as privd, with HTTP Basic
+ * as the administrator (the directory's ACLs decide).
+ */
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "api.h"
 #include "apply.h"
 #include "import.h"
 #include "log.h"
+#include "path.h"
+#include "snapshot.h"
 #include "sync.h"
+#include "tree.h"
 
 static json_t *
 summary_json(const struct apply_summary *s, int dry_run)
 {
-	return json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:I}", "dry_run", dry_run,
+	json_t *o = json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:I}", "dry_run", dry_run,
 	    "reasons_added", (json_int_t)s->reasons_added,
 	    "organisations_added", (json_int_t)s->orgs_added,
 	    "cells_added", (json_int_t)s->cells_added,
 	    "cells_changed", (json_int_t)s->cells_changed,
 	    "accounts_changed", (json_int_t)s->accounts_changed,
 	    "accounts_created", (json_int_t)s->accounts_created);
+	json_t *ch = json_array();
+	size_t i;
+
+	for (i = 0; ch && i < s->nchanges; i++)
+		json_array_append_new(ch, json_string(s->changes[i]));
+	if (o != NULL)
+		json_object_set_new(o, "changes", ch);
+	else
+		json_decref(ch);
+	return o;
+}
+
+static int
+want_dry_run(struct req *r)
+{
+	const char *dr = http_query(r, "dry_run");
+
+	return dr != NULL && (strcmp(dr, "1") == 0 || strcmp(dr, "true") == 0);
 }
 
 /* 400 naming the line and key of the fault. */
@@ -71,5 +99,434 @@ api_import(struct req *r)
 	    dry_run ? " (dry run)" : "", sum.reasons_added, sum.orgs_added,
 	    sum.cells_added, sum.cells_changed, sum.accounts_changed, sum.accounts_created);
 	ret = http_json(r, 200, summary_json(&sum, dry_run));
+	apply_summary_free(&sum);
 	return ret;
+}
+
+/* The body as a JSON object with only the allowed fields; else answers 400. */
+static json_t *
+body(struct req *r, const char *const *allowed, enum MHD_Result *ret)
+{
+	json_error_t je;
+	const char *k;
+	json_t *o, *v;
+	size_t i;
+
+	if ((o = json_loadb(r->body, r->len, JSON_REJECT_DUPLICATES, &je)) == NULL ||
+	    !json_is_object(o)) {
+		json_decref(o);
+		*ret = http_error(r, 400, "bad_json", "body", "the body must be a JSON object");
+		return NULL;
+	}
+	json_object_foreach(o, k, v) {
+		for (i = 0; allowed[i] && strcmp(allowed[i], k) != 0; i++)
+			;
+		if (allowed[i] == NULL) {
+			*ret = http_error(r, 400, "bad_request", k, "unknown field '%.64s'", k);
+			json_decref(o);
+			return NULL;
+		}
+	}
+	return o;
+}
+
+static const char *
+field_str(json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+/* Adds path and its ancestors to the doc's nodes (parents first). */
+static int
+add_nodes(struct import_node **nodes, size_t *n, const char *path)
+{
+	char buf[PATH_MAX_LEN + 1];
+	size_t i, len = strlen(path);
+
+	for (i = 1; i <= len; i++) {
+		struct import_node *nn;
+
+		if (i < len && path[i] != '/')
+			continue;
+		snprintf(buf, sizeof(buf), "%.*s", (int)i, path);
+		if ((nn = realloc(*nodes, (*n + 1) * sizeof(*nn))) == NULL)
+			return -1;
+		*nodes = nn;
+		nn[*n].line = 0;
+		if ((nn[*n].path = strdup(buf)) == NULL)
+			return -1;
+		(*n)++;
+	}
+	return 0;
+}
+
+/* Runs an edit document and answers: 200 with the changes, or the error. */
+static enum MHD_Result
+run_edit(struct req *r, struct import_doc *doc, const char *what)
+{
+	int dry_run = want_dry_run(r);
+	struct apply_summary sum;
+	enum MHD_Result ret;
+	struct err e;
+
+	memset(&e, 0, sizeof(e));
+	if (apply_import(r->cfg, doc, dry_run, http_who(r), http_password(r), &sum, &e) != 0) {
+		import_free(doc);
+		log_info("admin %s by %s from %s: refused: %s", what, r->actor, r->addr, e.msg);
+		return http_err(r, &e, "invalid_change");
+	}
+	import_free(doc);
+	if (!dry_run && sync_wait_csn(sum.csn_privileges, sum.csn_people,
+	    r->cfg->ldap_timeout_s * 1000) != 0)
+		log_warn("admin %s: committed, but the sync stream has not shown it yet", what);
+	log_info("admin %s by %s from %s%s: %zu change%s", what, r->actor, r->addr,
+	    dry_run ? " (dry run)" : "", sum.nchanges, sum.nchanges == 1 ? "" : "s");
+	ret = http_json(r, 200, summary_json(&sum, dry_run));
+	apply_summary_free(&sum);
+	return ret;
+}
+
+static int
+side_of(struct req *r, enum tree_side *side)
+{
+	if (strcmp(r->part[2], "reasons") == 0)
+		*side = TREE_REASONS;
+	else if (strcmp(r->part[2], "organisations") == 0)
+		*side = TREE_ORGS;
+	else
+		return -1;
+	return 0;
+}
+
+enum MHD_Result
+api_node_add(struct req *r)
+{
+	static const char *const allowed[] = { "path", NULL };
+	struct import_doc doc;
+	enum tree_side side;
+	enum MHD_Result ret;
+	const char *path;
+	struct err e;
+	json_t *o;
+	int rc;
+
+	if (side_of(r, &side) != 0)
+		return http_error(r, 404, "not_found", NULL, "the trees are reasons and organisations");
+	if ((o = body(r, allowed, &ret)) == NULL)
+		return ret;
+	memset(&doc, 0, sizeof(doc));
+	if ((path = field_str(o, "path")) == NULL || path_check(path, "path", &e) != 0 ||
+	    *path == '\0') {
+		json_decref(o);
+		return http_error(r, 400, "bad_request", "path",
+		    "path must be a tree path like staff/academic (segments of a-z, 0-9, _ and -)");
+	}
+	rc = side == TREE_REASONS ? add_nodes(&doc.reasons, &doc.nreasons, path) :
+	    add_nodes(&doc.orgs, &doc.norgs, path);
+	json_decref(o);
+	if (rc != 0) {
+		import_free(&doc);
+		return http_error(r, 500, "internal", NULL, "out of memory");
+	}
+	return run_edit(r, &doc, "mkdir");
+}
+
+/* Polls the snapshot until the tree shows path present (or absent). */
+static void
+wait_node(const struct cfg *c, enum tree_side side, const char *path, int present)
+{
+	long i, n = (long)c->ldap_timeout_s * 500;
+
+	for (i = 0; i < n; i++) {
+		struct timespec pause = { 0, 2 * 1000000L };
+		int t, has;
+		const struct snap *s = snap_enter(&t);
+
+		has = s && (side == TREE_REASONS ? snap_reason_exists(s, path) :
+		    snap_org_exists(s, path));
+		snap_leave(t);
+		if (has == present)
+			return;
+		nanosleep(&pause, NULL);
+	}
+}
+
+static enum MHD_Result
+tree_answer(struct req *r, int rc, struct apply_summary *sum, const struct err *e,
+    const char *what, int dry_run)
+{
+	enum MHD_Result ret;
+
+	if (rc != 0) {
+		log_info("admin %s by %s from %s: refused: %s", what, r->actor, r->addr, e->msg);
+		apply_summary_free(sum);
+		if (e->code == ERR_CONFLICT)
+			return http_error(r, 409, "in_use", e->key, "%s", e->msg);
+		return http_err(r, e, "invalid_change");
+	}
+	log_info("admin %s by %s from %s%s: %zu change%s", what, r->actor, r->addr,
+	    dry_run ? " (dry run)" : "", sum->nchanges, sum->nchanges == 1 ? "" : "s");
+	ret = http_json(r, 200, summary_json(sum, dry_run));
+	apply_summary_free(sum);
+	return ret;
+}
+
+enum MHD_Result
+api_node_delete(struct req *r)
+{
+	const char *path = http_query(r, "path"), *f = http_query(r, "force");
+	int force = f != NULL && (strcmp(f, "1") == 0 || strcmp(f, "true") == 0);
+	int dry_run = want_dry_run(r), rc;
+	struct apply_summary sum;
+	enum tree_side side;
+	struct err e;
+
+	if (side_of(r, &side) != 0)
+		return http_error(r, 404, "not_found", NULL, "the trees are reasons and organisations");
+	if (path == NULL)
+		return http_error(r, 400, "bad_request", "path", "the query parameter path is required");
+	memset(&e, 0, sizeof(e));
+	rc = tree_delete(r->cfg, side, path, force, dry_run, http_who(r), http_password(r),
+	    &sum, &e);
+	if (rc == 0 && !dry_run)
+		wait_node(r->cfg, side, path, 0);
+	return tree_answer(r, rc, &sum, &e, "rmdir", dry_run);
+}
+
+enum MHD_Result
+api_node_move(struct req *r)
+{
+	static const char *const allowed[] = { "from", "to", NULL };
+	int dry_run = want_dry_run(r), rc;
+	struct apply_summary sum;
+	const char *from, *to;
+	enum tree_side side;
+	enum MHD_Result ret;
+	struct err e;
+	json_t *o;
+
+	if (side_of(r, &side) != 0)
+		return http_error(r, 404, "not_found", NULL, "the trees are reasons and organisations");
+	if ((o = body(r, allowed, &ret)) == NULL)
+		return ret;
+	from = field_str(o, "from");
+	to = field_str(o, "to");
+	if (from == NULL || to == NULL) {
+		json_decref(o);
+		return http_error(r, 400, "bad_request", from ? "to" : "from",
+		    "from and to must be tree paths");
+	}
+	memset(&e, 0, sizeof(e));
+	rc = tree_move(r->cfg, side, from, to, dry_run, http_who(r), http_password(r), &sum, &e);
+	if (rc == 0 && !dry_run)
+		wait_node(r->cfg, side, to, 1);
+	ret = tree_answer(r, rc, &sum, &e, "mv", dry_run);
+	json_decref(o);
+	return ret;
+}
+
+/* One cell of an edit document, its missing nodes added when create. */
+static struct import_cell *
+edit_cell(struct req *r, struct import_doc *doc, const char *name, int create,
+    enum MHD_Result *ret)
+{
+	char reason[PATH_MAX_LEN + 1], org[PATH_MAX_LEN + 1];
+	struct import_cell *c;
+	struct err e;
+
+	memset(&e, 0, sizeof(e));
+	if (name == NULL || cell_split(name, reason, org, &e) != 0) {
+		*ret = http_error(r, 400, "bad_request", "cell", "cell must be REASON@ORGANISATION%s%s",
+		    e.msg[0] ? ": " : "", e.msg);
+		return NULL;
+	}
+	if ((doc->cells = calloc(1, sizeof(*doc->cells))) == NULL)
+		goto oom;
+	c = &doc->cells[0];
+	doc->ncells = 1;
+	c->merge = 1;
+	if ((c->reason = strdup(reason)) == NULL || (c->org = strdup(org)) == NULL)
+		goto oom;
+	c->name = malloc(CELL_MAX_LEN + 1);
+	if (c->name == NULL)
+		goto oom;
+	cell_join(c->name, reason, org);
+	if (create && ((*reason && add_nodes(&doc->reasons, &doc->nreasons, reason) != 0) ||
+	    (*org && add_nodes(&doc->orgs, &doc->norgs, org) != 0)))
+		goto oom;
+	return c;
+oom:
+	*ret = http_error(r, 500, "internal", NULL, "out of memory");
+	return NULL;
+}
+
+enum MHD_Result
+api_grant_set(struct req *r)
+{
+	static const char *const allowed[] = { "cell", "grants", NULL };
+	struct import_doc doc;
+	struct import_cell *c;
+	enum MHD_Result ret;
+	json_t *o, *g, *v;
+	size_t i;
+
+	if ((o = body(r, allowed, &ret)) == NULL)
+		return ret;
+	memset(&doc, 0, sizeof(doc));
+	g = json_object_get(o, "grants");
+	if (!json_is_array(g) || json_array_size(g) == 0 || json_array_size(g) > 256) {
+		json_decref(o);
+		return http_error(r, 400, "bad_request", "grants",
+		    "grants must be a list of 1 to 256 grants like print.pages=300 or printer.access+=eng-laser");
+	}
+	if ((c = edit_cell(r, &doc, field_str(o, "cell"), 1, &ret)) == NULL)
+		goto fail;
+	if ((c->grants = calloc(json_array_size(g), sizeof(*c->grants))) == NULL) {
+		ret = http_error(r, 500, "internal", NULL, "out of memory");
+		goto fail;
+	}
+	json_array_foreach(g, i, v) {
+		struct err e;
+
+		memset(&e, 0, sizeof(e));
+		if (!json_is_string(v) || grant_parse(r->cfg, json_string_value(v),
+		    &c->grants[c->ngrants], &e) != 0) {
+			ret = http_error(r, e.code == ERR_NOT_FOUND ? 404 : 400,
+			    e.code == ERR_NOT_FOUND ? "unknown_privilege" : "bad_request", "grants",
+			    "grants[%zu]: %s", i, json_is_string(v) ? e.msg : "not a string");
+			goto fail;
+		}
+		c->ngrants++;
+	}
+	json_decref(o);
+	return run_edit(r, &doc, "grant");
+fail:
+	import_free(&doc);
+	json_decref(o);
+	return ret;
+}
+
+enum MHD_Result
+api_grant_revoke(struct req *r)
+{
+	const char *cell = http_query(r, "cell"), *priv = http_query(r, "privilege");
+	struct import_doc doc;
+	struct import_cell *c;
+	enum MHD_Result ret;
+	const struct snap *s;
+	int t, known;
+
+	memset(&doc, 0, sizeof(doc));
+	if (priv == NULL || cfg_priv_find(r->cfg, priv) < 0)
+		return http_error(r, priv ? 404 : 400, priv ? "unknown_privilege" : "bad_request",
+		    "privilege", "privilege must name a declared privilege");
+	if ((c = edit_cell(r, &doc, cell, 0, &ret)) == NULL) {
+		import_free(&doc);
+		return ret;
+	}
+	s = snap_enter(&t);
+	known = s && snap_cell(s, c->name) != NULL;
+	snap_leave(t);
+	if (!known) {
+		import_free(&doc);
+		return http_error(r, 404, "unknown_cell", "cell", "no cell '%.200s'", cell);
+	}
+	if ((c->revoke = calloc(1, sizeof(char *))) == NULL ||
+	    (c->revoke[0] = strdup(priv)) == NULL) {
+		import_free(&doc);
+		return http_error(r, 500, "internal", NULL, "out of memory");
+	}
+	c->nrevoke = 1;
+	return run_edit(r, &doc, "revoke");
+}
+
+/* An edit document for one account's memberships. */
+static struct import_account *
+edit_account(struct req *r, struct import_doc *doc, const char *uid, const char *cell,
+    int add, enum MHD_Result *ret)
+{
+	char reason[PATH_MAX_LEN + 1], org[PATH_MAX_LEN + 1], name[CELL_MAX_LEN + 1];
+	struct import_account *a;
+	struct err e;
+
+	memset(&e, 0, sizeof(e));
+	if (uid == NULL || uid_check(uid, &e) != 0) {
+		*ret = http_error(r, 400, "bad_request", "account", "account must be a uid%s%s",
+		    e.msg[0] ? ": " : "", e.msg);
+		return NULL;
+	}
+	if (cell == NULL || cell_split(cell, reason, org, &e) != 0) {
+		*ret = http_error(r, 400, "bad_request", "cell", "cell must be REASON@ORGANISATION%s%s",
+		    e.msg[0] ? ": " : "", e.msg);
+		return NULL;
+	}
+	cell_join(name, reason, org);
+	if ((doc->accounts = calloc(1, sizeof(*doc->accounts))) == NULL)
+		goto oom;
+	a = &doc->accounts[0];
+	doc->naccounts = 1;
+	a->merge = 1;
+	if ((a->uid = strdup(uid)) == NULL)
+		goto oom;
+	if (add) {
+		if ((a->cells = calloc(1, sizeof(char *))) == NULL || (a->cells[0] = strdup(name)) == NULL)
+			goto oom;
+		a->ncells = 1;
+		if ((*reason && add_nodes(&doc->reasons, &doc->nreasons, reason) != 0) ||
+		    (*org && add_nodes(&doc->orgs, &doc->norgs, org) != 0))
+			goto oom;
+	} else {
+		if ((a->remove = calloc(1, sizeof(char *))) == NULL ||
+		    (a->remove[0] = strdup(name)) == NULL)
+			goto oom;
+		a->nremove = 1;
+	}
+	return a;
+oom:
+	*ret = http_error(r, 500, "internal", NULL, "out of memory");
+	return NULL;
+}
+
+enum MHD_Result
+api_member_add(struct req *r)
+{
+	static const char *const allowed[] = { "account", "cell", NULL };
+	struct import_doc doc;
+	enum MHD_Result ret;
+	json_t *o;
+
+	if ((o = body(r, allowed, &ret)) == NULL)
+		return ret;
+	memset(&doc, 0, sizeof(doc));
+	if (edit_account(r, &doc, field_str(o, "account"), field_str(o, "cell"), 1, &ret) == NULL) {
+		import_free(&doc);
+		json_decref(o);
+		return ret;
+	}
+	json_decref(o);
+	return run_edit(r, &doc, "add");
+}
+
+enum MHD_Result
+api_member_remove(struct req *r)
+{
+	const char *uid = http_query(r, "account");
+	struct import_doc doc;
+	enum MHD_Result ret;
+	const struct snap *s;
+	int t, known;
+
+	memset(&doc, 0, sizeof(doc));
+	if (edit_account(r, &doc, uid, http_query(r, "cell"), 0, &ret) == NULL) {
+		import_free(&doc);
+		return ret;
+	}
+	s = snap_enter(&t);
+	known = s && snap_account(s, uid) != NULL;
+	snap_leave(t);
+	if (!known) {
+		import_free(&doc);
+		return http_error(r, 404, "unknown_account", "account", "no account '%.64s'", uid);
+	}
+	return run_edit(r, &doc, "remove");
 }

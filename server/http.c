@@ -40,6 +40,16 @@ static const struct route routes[] = {
 	{ "POST", "/v1/accounts/*/quotas/*/credits", SCOPE_ADMIN, api_credit, "credit" },
 	{ "GET", "/v1/accounts/*/quotas/*/ledger", SCOPE_READ, api_ledger, "ledger" },
 	{ "POST", "/v1/import", SCOPE_ADMIN, api_import, "import" },
+	{ "GET", "/v1/export", SCOPE_ADMIN, api_export, "export" },
+	{ "GET", "/v1/tree/*", SCOPE_READ, api_tree, "tree" },
+	{ "GET", "/v1/who", SCOPE_READ, api_who, "who" },
+	{ "POST", "/v1/nodes/*", SCOPE_ADMIN, api_node_add, "node_add" },
+	{ "DELETE", "/v1/nodes/*", SCOPE_ADMIN, api_node_delete, "node_delete" },
+	{ "POST", "/v1/nodes/*/move", SCOPE_ADMIN, api_node_move, "node_move" },
+	{ "POST", "/v1/grants", SCOPE_ADMIN, api_grant_set, "grant" },
+	{ "DELETE", "/v1/grants", SCOPE_ADMIN, api_grant_revoke, "revoke" },
+	{ "POST", "/v1/memberships", SCOPE_ADMIN, api_member_add, "member_add" },
+	{ "DELETE", "/v1/memberships", SCOPE_ADMIN, api_member_remove, "member_remove" },
 };
 #define NROUTES ((int)(sizeof(routes) / sizeof(routes[0])))
 #define ROUTE_NONE NROUTES	/* unknown routes, for metrics */

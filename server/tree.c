@@ -285,7 +285,7 @@ tree_delete(const struct cfg *c, enum tree_side side, const char *path,
     int force, int dry_run, const char *who, const char *password,
     struct apply_summary *sum, struct err *e)
 {
-	struct txn_plan p = { NULL, 0, 0 };
+	struct txn_plan p = { NULL, 0, 0 }, del = { NULL, 0, 0 };
 	struct tview v;
 	char names[256] = "", cells[256] = "";
 	size_t i, j, grants = 0, ncells = 0, doomed = 0;
@@ -338,7 +338,7 @@ tree_delete(const struct cfg *c, enum tree_side side, const char *path,
 	}
 	for (i = 0; i < v.ncells; i++)
 		if (covered(&v.cells[i], path)) {
-			if (txn_op_new(&p, TXN_DELETE, strdup(v.cells[i].dn)) == NULL ||
+			if (txn_op_new(&del, TXN_DELETE, strdup(v.cells[i].dn)) == NULL ||
 			    apply_note(sum, "- cell %s (%zu grant%s)", v.cells[i].name,
 			    v.cells[i].ngrants, v.cells[i].ngrants == 1 ? "" : "s") != 0)
 				goto nomem;
@@ -351,16 +351,22 @@ tree_delete(const struct cfg *c, enum tree_side side, const char *path,
 			nodes[doomed++] = v.nodes[i];
 	qsort(nodes, doomed, sizeof(*nodes), deeper_first);
 	for (i = 0; i < doomed; i++)
-		if (txn_op_new(&p, TXN_DELETE, dn_node(nodes[i], v.container)) == NULL ||
+		if (txn_op_new(&del, TXN_DELETE, dn_node(nodes[i], v.container)) == NULL ||
 		    apply_note(sum, "- %s %s", side_name(side), nodes[i]) != 0)
 			goto nomem;
-	rc = dry_run ? 0 : txn_run(ld, c, &p, e);
+	/* memberships go in one transaction; then cells and nodes, one by one
+	 * (slapd 2.5 refuses deletes in a transaction), leaves first, so each
+	 * step leaves a consistent directory and running it again finishes */
+	rc = dry_run ? 0 : p.nops ? txn_run(ld, c, &p, e) : 0;
+	if (rc == 0 && !dry_run)
+		rc = txn_run_each(ld, c, &del, e);
 	goto done;
 nomem:
 	oom(e);
 done:
 	free(nodes);
 	txn_plan_free(&p);
+	txn_plan_free(&del);
 	view_free(&v);
 	ldapc_close(ld);
 	return rc;

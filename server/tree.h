@@ -12,8 +12,10 @@ enum tree_side { TREE_REASONS, TREE_ORGS };
  * Deletes node path and everything below it. A node whose cells (any cell
  * whose side lies in the subtree) have grants or members is refused
  * (ERR_CONFLICT naming them) unless force: then those cells go too and the
- * accounts lose those memberships. One transaction; with dry_run nothing
- * is written. As who/password (NULL: privd's bind DN).
+ * accounts lose those memberships. The memberships go in one transaction,
+ * then the cells and nodes one by one, leaves first (slapd 2.5 refuses
+ * deletes in a transaction): each step leaves a consistent directory. With
+ * dry_run nothing is written. As who/password (NULL: privd's bind DN).
  */
 int tree_delete(const struct cfg *c, enum tree_side side, const char *path,
     int force, int dry_run, const char *who, const char *password,

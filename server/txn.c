@@ -207,3 +207,40 @@ abort:
 	return -1;
 }
 
+
+int
+txn_run_each(LDAP *ld, const struct cfg *c, const struct txn_plan *p, struct err *e)
+{
+	size_t i;
+
+	(void)c;
+	for (i = 0; i < p->nops; i++) {
+		struct txn_op *o = &p->ops[i];
+		LDAPMod *mods[TXN_MODS + 1];
+		size_t j;
+		int rc = LDAP_OTHER;
+
+		for (j = 0; j < o->nmod; j++)
+			mods[j] = &o->mod[j];
+		mods[o->nmod] = NULL;
+		ldpool_write_begin();
+		switch (o->kind) {
+		case TXN_ADD:
+			rc = ldap_add_ext_s(ld, o->dn, mods, NULL, NULL);
+			break;
+		case TXN_MODIFY:
+			rc = ldap_modify_ext_s(ld, o->dn, mods, NULL, NULL);
+			break;
+		case TXN_DELETE:
+			rc = ldap_delete_ext_s(ld, o->dn, NULL, NULL);
+			break;
+		case TXN_RENAME:
+			rc = ldap_rename_s(ld, o->dn, o->newrdn, o->newsup, 1, NULL, NULL);
+			break;
+		}
+		ldpool_write_end();
+		if (rc != LDAP_SUCCESS)
+			return ldapc_fail(e, rc, o->dn);
+	}
+	return 0;
+}

@@ -45,4 +45,12 @@ void txn_plan_free(struct txn_plan *p);
  */
 int txn_run(LDAP *ld, const struct cfg *c, const struct txn_plan *p, struct err *e);
 
+/*
+ * Runs the plan one operation at a time, no transaction: for deletes,
+ * which slapd 2.5 refuses inside one (result 80). Stops at the first
+ * failure; callers order operations so that every prefix leaves a
+ * consistent directory.
+ */
+int txn_run_each(LDAP *ld, const struct cfg *c, const struct txn_plan *p, struct err *e);
+
 #endif
