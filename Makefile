@@ -47,7 +47,9 @@ $(B)/%.o: %.c
 $(PRIVD): $(B)/server/main.o $(SRV_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
-$(PRIVCTL): $(B)/client/privctl.o
+CLI_OBJ	= $(patsubst %.c,$(B)/%.o,$(wildcard client/*.c))
+
+$(PRIVCTL): $(CLI_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ -lcurl -ljansson -lyaml
 
 $(B)/tests/test_%: $(B)/tests/test_%.o $(B)/tests/fixture.o $(SRV_OBJ)

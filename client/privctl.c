@@ -1,32 +1,808 @@
-/* privctl.c - the administrator's command line for privd (a REST client). */
+/*
+ * privctl.c - the administrator's command line for privd: each command is
+ * one or two REST calls and a rendering of the answer (or the answer
+ * itself with --json). Exit codes: 0 done, 1 refused or not found, 2 usage,
+ * 3 privd unreachable.
+ */
+#include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
-#define PRIVCTL_VERSION "0.1.0"
+#include <curl/curl.h>
+#include <jansson.h>
+
+#include "conf.h"
+#include "rest.h"
+
+#define PRIVCTL_VERSION "0.2.0"
+#define WIDTH 80
+
+struct cmd {
+	const char *name;
+	const char *args;
+	const char *help;
+	int (*fn)(struct rest *, int, char **);
+	int min, max;		/* operands */
+};
+
+static int json_out, dry_run, force;
+static const char *period, *reason;
+
+static const struct cmd cmds[];
+
+static int
+usage_of(const struct cmd *c, FILE *f)
+{
+	fprintf(f, "usage: privctl %s %s\n\n%s\n", c->name, c->args, c->help);
+	return f == stdout ? EXIT_OK : EXIT_USAGE;
+}
+
+/* GET path: the JSON answer, or NULL with *rc set (message printed). */
+static json_t *
+get(struct rest *r, const char *path, const char *what, int *rc)
+{
+	json_t *j;
+
+	if ((*rc = rest_call(r, "GET", path, NULL, NULL, 0)) != 0)
+		return NULL;
+	if ((*rc = rest_fail(r, what)) != 0)
+		return NULL;
+	if ((j = rest_json(r)) == NULL) {
+		fprintf(stderr, "privctl: %s: the answer is not JSON\n", what);
+		*rc = EXIT_DOWN;
+	}
+	return j;
+}
+
+/* Sends a write and prints its change lines (or the JSON). */
+static int
+write_call(struct rest *r, const char *method, const char *path, const char *what,
+    json_t *body)
+{
+	char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
+	json_t *j, *ch, *line;
+	size_t i;
+	int rc;
+
+	json_decref(body);
+	rc = rest_call(r, method, path, "application/json", text, text ? strlen(text) : 0);
+	free(text);
+	if (rc != 0 || (rc = rest_fail(r, what)) != 0)
+		return rc;
+	if (json_out) {
+		fputs(r->body, stdout);
+		return EXIT_OK;
+	}
+	j = rest_json(r);
+	ch = json_object_get(j, "changes");
+	if (json_array_size(ch) == 0)
+		printf("%s: no change\n", what);
+	json_array_foreach(ch, i, line)
+		printf("%s%s\n", json_string_value(line), dry_run ? "   (dry run)" : "");
+	json_decref(j);
+	return EXIT_OK;
+}
+
+static char *
+esc(const char *s)
+{
+	char *e = rest_escape(s);
+
+	if (e == NULL) {
+		fprintf(stderr, "privctl: out of memory\n");
+		exit(EXIT_DOWN);
+	}
+	return e;
+}
+
+static const char *
+tree_side(const char *s)
+{
+	if (strcmp(s, "reasons") == 0 || strcmp(s, "reason") == 0)
+		return "reasons";
+	if (strcmp(s, "organisations") == 0 || strcmp(s, "organisation") == 0 ||
+	    strcmp(s, "org") == 0 || strcmp(s, "orgs") == 0)
+		return "organisations";
+	return NULL;
+}
+
+static void
+draw(json_t *node, const char *prefix, int last, int root)
+{
+	char next[512];
+	json_t *kids = json_object_get(node, "children"), *k;
+	long long m = json_integer_value(json_object_get(node, "members"));
+	long long g = json_integer_value(json_object_get(node, "grants"));
+	size_t i, n = json_array_size(kids);
+
+	if (!root)
+		printf("%s%s%s  (%lld member%s, %lld grant%s)\n", prefix, last ? "└── " : "├── ",
+		    json_string_value(json_object_get(node, "name")), m, m == 1 ? "" : "s",
+		    g, g == 1 ? "" : "s");
+	snprintf(next, sizeof(next), "%s%s", prefix, root ? "" : last ? "    " : "│   ");
+	json_array_foreach(kids, i, k)
+		draw(k, next, i == n - 1, 0);
+}
+
+static int
+cmd_tree(struct rest *r, int argc, char **argv)
+{
+	const char *side = tree_side(argv[0]);
+	char path[64];
+	json_t *j;
+	int rc;
+
+	(void)argc;
+	if (side == NULL)
+		return usage_of(&cmds[0], stderr);
+	snprintf(path, sizeof(path), "/v1/tree/%s", side);
+	if ((j = get(r, path, "tree", &rc)) == NULL)
+		return rc;
+	if (json_out)
+		fputs(r->body, stdout);
+	else {
+		printf("%s\n", side);
+		draw(j, "", 1, 1);
+	}
+	json_decref(j);
+	return EXIT_OK;
+}
+
+static int
+cmd_grant(struct rest *r, int argc, char **argv)
+{
+	json_t *g = json_array();
+	int i;
+
+	for (i = 1; i < argc; i++)
+		json_array_append_new(g, json_string(argv[i]));
+	return write_call(r, "POST", dry_run ? "/v1/grants?dry_run=1" : "/v1/grants", "grant",
+	    json_pack("{s:s, s:o}", "cell", argv[0], "grants", g));
+}
+
+static int
+cmd_revoke(struct rest *r, int argc, char **argv)
+{
+	char *c = esc(argv[0]), *p = esc(argv[1]), *path;
+	int rc;
+
+	(void)argc;
+	if (asprintf(&path, "/v1/grants?cell=%s&privilege=%s%s", c, p,
+	    dry_run ? "&dry_run=1" : "") < 0)
+		path = NULL;
+	rc = path ? write_call(r, "DELETE", path, "revoke", NULL) : EXIT_DOWN;
+	free(path);
+	free(c);
+	free(p);
+	return rc;
+}
+
+static int
+cmd_add(struct rest *r, int argc, char **argv)
+{
+	(void)argc;
+	return write_call(r, "POST", dry_run ? "/v1/memberships?dry_run=1" : "/v1/memberships",
+	    "add", json_pack("{s:s, s:s}", "account", argv[0], "cell", argv[1]));
+}
+
+static int
+cmd_remove(struct rest *r, int argc, char **argv)
+{
+	char *a = esc(argv[0]), *c = esc(argv[1]), *path;
+	int rc;
+
+	(void)argc;
+	if (asprintf(&path, "/v1/memberships?account=%s&cell=%s%s", a, c,
+	    dry_run ? "&dry_run=1" : "") < 0)
+		path = NULL;
+	rc = path ? write_call(r, "DELETE", path, "remove", NULL) : EXIT_DOWN;
+	free(path);
+	free(a);
+	free(c);
+	return rc;
+}
+
+static int
+side_or_usage(const char *s, const char **side, const char *cmd)
+{
+	if ((*side = tree_side(s)) == NULL) {
+		fprintf(stderr, "privctl: %s: the tree is 'reason' or 'organisation', not '%s'\n",
+		    cmd, s);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int
+cmd_mkdir(struct rest *r, int argc, char **argv)
+{
+	char path[64];
+	const char *side;
+	int rc;
+
+	(void)argc;
+	if ((rc = side_or_usage(argv[0], &side, "mkdir")) != 0)
+		return rc;
+	snprintf(path, sizeof(path), "/v1/nodes/%s%s", side, dry_run ? "?dry_run=1" : "");
+	return write_call(r, "POST", path, "mkdir", json_pack("{s:s}", "path", argv[1]));
+}
+
+static int
+cmd_rmdir(struct rest *r, int argc, char **argv)
+{
+	const char *side;
+	char *p, *path;
+	int rc;
+
+	(void)argc;
+	if ((rc = side_or_usage(argv[0], &side, "rmdir")) != 0)
+		return rc;
+	p = esc(argv[1]);
+	if (asprintf(&path, "/v1/nodes/%s?path=%s%s%s", side, p, force ? "&force=1" : "",
+	    dry_run ? "&dry_run=1" : "") < 0)
+		path = NULL;
+	rc = path ? write_call(r, "DELETE", path, "rmdir", NULL) : EXIT_DOWN;
+	free(path);
+	free(p);
+	return rc;
+}
+
+static int
+cmd_mv(struct rest *r, int argc, char **argv)
+{
+	char path[96];
+	const char *side;
+	int rc;
+
+	(void)argc;
+	if ((rc = side_or_usage(argv[0], &side, "mv")) != 0)
+		return rc;
+	snprintf(path, sizeof(path), "/v1/nodes/%s/move%s", side, dry_run ? "?dry_run=1" : "");
+	return write_call(r, "POST", path, "mv", json_pack("{s:s, s:s}", "from", argv[1],
+	    "to", argv[2]));
+}
+
+/* A privilege's value as text: "true", "300 of 300 left", "a, b". */
+static void
+value_text(json_t *v, char *buf, size_t n)
+{
+	const char *type = json_string_value(json_object_get(v, "type"));
+	json_t *val = json_object_get(v, "value"), *e;
+	size_t i, len = 0;
+
+	buf[0] = '\0';
+	if (type == NULL)
+		return;
+	if (strcmp(type, "flag") == 0)
+		snprintf(buf, n, "%s", json_is_true(val) ? "yes" : "no");
+	else if (strcmp(type, "number") == 0)
+		snprintf(buf, n, "%lld", (long long)json_integer_value(val));
+	else if (strcmp(type, "quota") == 0)
+		snprintf(buf, n, "%lld of %lld left (used %lld, credit %lld, %s)",
+		    (long long)json_integer_value(json_object_get(v, "remaining")),
+		    (long long)(json_integer_value(json_object_get(v, "limit")) +
+		    json_integer_value(json_object_get(v, "credit"))),
+		    (long long)json_integer_value(json_object_get(v, "used")),
+		    (long long)json_integer_value(json_object_get(v, "credit")),
+		    json_string_value(json_object_get(v, "period")) ?
+		    json_string_value(json_object_get(v, "period")) : "no period");
+	else {
+		json_array_foreach(val, i, e)
+			if (len < n)
+				len += snprintf(buf + len, n - len, "%s%s", i ? ", " : "",
+				    json_string_value(e));
+		if (i == 0)
+			snprintf(buf, n, "(none)");
+	}
+}
+
+/* Prints text wrapped to WIDTH, continuation lines indented by indent. */
+static void
+wrapped(const char *text, int indent, int first)
+{
+	int col = first;
+	const char *p = text;
+
+	while (*p) {
+		const char *sp = strchr(p, ' ');
+		int wl = sp ? (int)(sp - p) : (int)strlen(p);
+
+		if (col + wl > WIDTH && col > indent) {
+			printf("\n%*s", indent, "");
+			col = indent;
+		}
+		printf("%.*s", wl, p);
+		col += wl;
+		p += wl;
+		if (*p == ' ') {
+			putchar(' ');
+			col++;
+			p++;
+		}
+	}
+	putchar('\n');
+}
+
+static int
+cmd_show(struct rest *r, int argc, char **argv)
+{
+	char path[256], val[4096];
+	char *u = esc(argv[0]);
+	const char *k;
+	json_t *j, *v, *m;
+	size_t i;
+	int rc;
+
+	(void)argc;
+	snprintf(path, sizeof(path), "/v1/accounts/%s/privileges", u);
+	free(u);
+	if ((j = get(r, path, "show", &rc)) == NULL)
+		return rc;
+	if (json_out) {
+		fputs(r->body, stdout);
+		json_decref(j);
+		return EXIT_OK;
+	}
+	printf("account %s%s\n", json_string_value(json_object_get(j, "account")),
+	    json_is_true(json_object_get(j, "stale")) ? "   (stale: privd cannot reach LDAP)" : "");
+	json_array_foreach(json_object_get(j, "memberships"), i, m)
+		printf("  member of %s\n", json_string_value(m));
+	printf("\n%-22s %-7s %s\n", "PRIVILEGE", "TYPE", "VALUE");
+	json_object_foreach(json_object_get(j, "privileges"), k, v) {
+		value_text(v, val, sizeof(val));
+		printf("%-22s %-7s ", k, json_string_value(json_object_get(v, "type")));
+		wrapped(val, 31, 31);
+	}
+	json_decref(j);
+	return EXIT_OK;
+}
+
+static void
+explain_one(const char *name, json_t *v)
+{
+	char val[4096];
+	json_t *s;
+	size_t i;
+
+	value_text(v, val, sizeof(val));
+	printf("%s = ", name);
+	wrapped(val, 4, (int)strlen(name) + 3);
+	if (json_array_size(json_object_get(v, "sources")) == 0)
+		printf("    no grant applies (the default: no, none or 0)\n");
+	json_array_foreach(json_object_get(v, "sources"), i, s) {
+		const char *res = json_string_value(json_object_get(s, "result"));
+		const char *by = json_string_value(json_object_get(s, "overridden_by"));
+		char line[1024];
+
+		snprintf(line, sizeof(line), "%-10s %s on %s (membership %s)%s%s", res,
+		    json_string_value(json_object_get(s, "grant")),
+		    json_string_value(json_object_get(s, "cell")),
+		    json_string_value(json_object_get(s, "membership")),
+		    by ? ", overridden by " : "", by ? by : "");
+		printf("    ");
+		wrapped(line, 15, 4);
+	}
+}
+
+static int
+cmd_explain(struct rest *r, int argc, char **argv)
+{
+	char path[512];
+	char *u = esc(argv[0]), *p = argc > 1 ? esc(argv[1]) : NULL;
+	const char *k;
+	json_t *j, *v;
+	int rc;
+
+	if (p)
+		snprintf(path, sizeof(path), "/v1/accounts/%s/privileges/%s?explain=1", u, p);
+	else
+		snprintf(path, sizeof(path), "/v1/accounts/%s/privileges?explain=1", u);
+	free(u);
+	free(p);
+	if ((j = get(r, path, "explain", &rc)) == NULL)
+		return rc;
+	if (json_out)
+		fputs(r->body, stdout);
+	else if (argc > 1)
+		explain_one(argv[1], j);
+	else
+		json_object_foreach(json_object_get(j, "privileges"), k, v)
+			explain_one(k, v);
+	json_decref(j);
+	return EXIT_OK;
+}
+
+static int
+cmd_who(struct rest *r, int argc, char **argv)
+{
+	char *p = esc(argv[0]), *v = argc > 1 ? esc(argv[1]) : NULL, *path;
+	json_t *j, *e;
+	size_t i, n;
+	int rc;
+
+	if (asprintf(&path, "/v1/who?privilege=%s%s%s", p, v ? "&value=" : "", v ? v : "") < 0)
+		path = NULL;
+	free(p);
+	free(v);
+	j = path ? get(r, path, "who", &rc) : NULL;
+	free(path);
+	if (j == NULL)
+		return path ? rc : EXIT_DOWN;
+	if (json_out) {
+		fputs(r->body, stdout);
+		json_decref(j);
+		return EXIT_OK;
+	}
+	printf("cells granting %s%s%s:\n", argv[0], argc > 1 ? " " : "", argc > 1 ? argv[1] : "");
+	json_array_foreach(json_object_get(j, "cells"), i, e)
+		printf("  %-44s %s\n", json_string_value(json_object_get(e, "cell")),
+		    json_string_value(json_object_get(e, "grant")));
+	n = json_array_size(json_object_get(j, "accounts"));
+	printf("accounts that have it (%zu):\n", n);
+	json_array_foreach(json_object_get(j, "accounts"), i, e)
+		printf("  %s\n", json_string_value(e));
+	json_decref(j);
+	return EXIT_OK;
+}
+
+static int
+cmd_quota(struct rest *r, int argc, char **argv)
+{
+	char path[512], val[1024];
+	char *u = esc(argv[0]);
+	const char *k;
+	json_t *j, *v;
+	int rc;
+
+	if (argc > 1) {
+		char *p = esc(argv[1]);
+
+		snprintf(path, sizeof(path), "/v1/accounts/%s/quotas/%s", u, p);
+		free(p);
+	} else
+		snprintf(path, sizeof(path), "/v1/accounts/%s/privileges", u);
+	free(u);
+	if ((j = get(r, path, "quota", &rc)) == NULL)
+		return rc;
+	if (json_out)
+		fputs(r->body, stdout);
+	else if (argc > 1) {
+		json_object_set_new(j, "type", json_string("quota"));
+		value_text(j, val, sizeof(val));
+		printf("%s %s: %s\n", argv[0], argv[1], val);
+	} else
+		json_object_foreach(json_object_get(j, "privileges"), k, v)
+			if (strcmp(json_string_value(json_object_get(v, "type")), "quota") == 0) {
+				value_text(v, val, sizeof(val));
+				printf("%-22s %s\n", k, val);
+			}
+	json_decref(j);
+	return EXIT_OK;
+}
+
+static int
+cmd_ledger(struct rest *r, int argc, char **argv)
+{
+	char path[512];
+	char *u = esc(argv[0]), *p = esc(argv[1]), *per = period ? esc(period) : NULL;
+	json_t *j, *e;
+	size_t i;
+	int rc;
+
+	(void)argc;
+	snprintf(path, sizeof(path), "/v1/accounts/%s/quotas/%s/ledger?limit=1000%s%s", u, p,
+	    per ? "&period=" : "", per ? per : "");
+	free(u);
+	free(p);
+	free(per);
+	if ((j = get(r, path, "ledger", &rc)) == NULL)
+		return rc;
+	if (json_out) {
+		fputs(r->body, stdout);
+		json_decref(j);
+		return EXIT_OK;
+	}
+	printf("%s %s, period %s: %lld entries\n", argv[0], argv[1],
+	    json_string_value(json_object_get(j, "period")),
+	    (long long)json_integer_value(json_object_get(j, "total")));
+	printf("%-20s %-8s %7s  %-24s %s\n", "TIME", "KIND", "AMOUNT", "REQUEST", "ACTOR");
+	json_array_foreach(json_object_get(j, "entries"), i, e) {
+		const char *t = json_string_value(json_object_get(e, "time"));
+
+		printf("%-20.19s %-8s %7lld  %-24.24s %.16s\n", t ? t : "",
+		    json_string_value(json_object_get(e, "kind")),
+		    (long long)json_integer_value(json_object_get(e, "amount")),
+		    json_string_value(json_object_get(e, "request_id")),
+		    json_string_value(json_object_get(e, "actor")) ?
+		    json_string_value(json_object_get(e, "actor")) : "");
+	}
+	json_decref(j);
+	return EXIT_OK;
+}
+
+static int
+cmd_credit(struct rest *r, int argc, char **argv)
+{
+	char path[512], id[96], *end;
+	char *u = esc(argv[0]), *p = esc(argv[1]);
+	long long n = strtoll(argv[2], &end, 10);
+	json_t *body, *j;
+	int rc;
+
+	(void)argc;
+	if (*argv[2] == '\0' || *end != '\0' || n <= 0) {
+		free(u);
+		free(p);
+		fprintf(stderr, "privctl: credit: the amount must be a positive whole number, not '%s'\n",
+		    argv[2]);
+		return EXIT_USAGE;
+	}
+	snprintf(path, sizeof(path), "/v1/accounts/%s/quotas/%s/credits", u, p);
+	free(u);
+	free(p);
+	/* a fresh request id: a retried command is a new credit */
+	snprintf(id, sizeof(id), "privctl-%ld-%d-%04x", (long)time(NULL), (int)getpid(),
+	    (unsigned)(clock() ^ (unsigned long)&id) & 0xffff);
+	body = json_pack("{s:s, s:I}", "request_id", id, "amount", (json_int_t)n);
+	if (reason)
+		json_object_set_new(body, "reason", json_string(reason));
+	if (period)
+		json_object_set_new(body, "period", json_string(period));
+	{
+		char *text = json_dumps(body, JSON_COMPACT);
+
+		json_decref(body);
+		rc = rest_call(r, "POST", path, "application/json", text, text ? strlen(text) : 0);
+		free(text);
+	}
+	if (rc != 0 || (rc = rest_fail(r, "credit")) != 0)
+		return rc;
+	if (json_out) {
+		fputs(r->body, stdout);
+		return EXIT_OK;
+	}
+	j = rest_json(r);
+	printf("credited %lld to %s %s for %s: %lld left of %lld\n", n, argv[0], argv[1],
+	    json_string_value(json_object_get(j, "period")),
+	    (long long)json_integer_value(json_object_get(j, "remaining")),
+	    (long long)(json_integer_value(json_object_get(j, "limit")) +
+	    json_integer_value(json_object_get(j, "credit"))));
+	json_decref(j);
+	return EXIT_OK;
+}
+
+static char *
+slurp(const char *path, size_t *len)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+	char *buf = NULL, *nb;
+	size_t cap = 0, n;
+
+	*len = 0;
+	if (f == NULL)
+		return NULL;
+	for (;;) {
+		if (*len + 65536 + 1 > cap) {
+			cap = (*len + 65536 + 1) * 2;
+			if ((nb = realloc(buf, cap)) == NULL) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+		}
+		n = fread(buf + *len, 1, 65536, f);
+		*len += n;
+		if (n == 0)
+			break;
+	}
+	if (buf)
+		buf[*len] = '\0';
+	if (f != stdin)
+		fclose(f);
+	return buf;
+}
+
+static int
+cmd_import(struct rest *r, int argc, char **argv)
+{
+	size_t len;
+	char *text = slurp(argv[0], &len);
+	json_t *j, *ch, *line;
+	size_t i;
+	int rc;
+
+	(void)argc;
+	if (text == NULL) {
+		fprintf(stderr, "privctl: import: cannot read %s\n", argv[0]);
+		return EXIT_USAGE;
+	}
+	rc = rest_call(r, "POST", dry_run ? "/v1/import?dry_run=1" : "/v1/import",
+	    "application/yaml", text, len);
+	free(text);
+	if (rc != 0)
+		return rc;
+	if (r->status == 400) {
+		j = rest_json(r);
+		fprintf(stderr, "privctl: import: %s:%lld: %s\n", argv[0],
+		    (long long)json_integer_value(json_object_get(j, "line")),
+		    json_string_value(json_object_get(j, "message")));
+		json_decref(j);
+		return EXIT_REFUSED;
+	}
+	if ((rc = rest_fail(r, "import")) != 0)
+		return rc;
+	if (json_out) {
+		fputs(r->body, stdout);
+		return EXIT_OK;
+	}
+	j = rest_json(r);
+	ch = json_object_get(j, "changes");
+	json_array_foreach(ch, i, line)
+		printf("%s\n", json_string_value(line));
+	printf("%s%zu change%s\n", dry_run ? "dry run, nothing written: " : "",
+	    json_array_size(ch), json_array_size(ch) == 1 ? "" : "s");
+	json_decref(j);
+	return EXIT_OK;
+}
+
+static int
+cmd_export(struct rest *r, int argc, char **argv)
+{
+	FILE *f = stdout;
+	int rc;
+
+	if ((rc = rest_call(r, "GET", "/v1/export", NULL, NULL, 0)) != 0 ||
+	    (rc = rest_fail(r, "export")) != 0)
+		return rc;
+	if (argc > 0 && strcmp(argv[0], "-") != 0 && (f = fopen(argv[0], "w")) == NULL) {
+		fprintf(stderr, "privctl: export: cannot write %s\n", argv[0]);
+		return EXIT_USAGE;
+	}
+	fwrite(r->body, 1, r->len, f);
+	if (f != stdout && fclose(f) != 0) {
+		fprintf(stderr, "privctl: export: cannot write %s\n", argv[0]);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+static const struct cmd cmds[] = {
+	{ "tree", "reasons|organisations",
+	  "Draws the tree with each node's member and grant counts.", cmd_tree, 1, 1 },
+	{ "grant", "CELL PRIV=VALUE|PRIV+=ELEM|PRIV-=ELEM ... [--dry-run]",
+	  "Sets grants on a cell (REASON@ORGANISATION), creating the cell and any\n"
+	  "missing tree nodes. A grant replaces the cell's grant of the same privilege\n"
+	  "(or set element); the others stay.", cmd_grant, 2, 64 },
+	{ "revoke", "CELL PRIV [--dry-run]", "Removes every grant of PRIV from a cell.",
+	  cmd_revoke, 2, 2 },
+	{ "add", "ACCOUNT CELL [--dry-run]",
+	  "Makes ACCOUNT a member of CELL (its reason must be a leaf); creates missing\n"
+	  "nodes and the cell.", cmd_add, 2, 2 },
+	{ "remove", "ACCOUNT CELL [--dry-run]", "Ends ACCOUNT's membership of CELL.",
+	  cmd_remove, 2, 2 },
+	{ "mkdir", "reason|organisation PATH [--dry-run]",
+	  "Creates a tree node and any missing parents.", cmd_mkdir, 2, 2 },
+	{ "rmdir", "reason|organisation PATH [--force] [--dry-run]",
+	  "Deletes a node and its subtree. A node whose cells have members or grants\n"
+	  "is refused (and named) unless --force, which removes them too.", cmd_rmdir, 2, 2 },
+	{ "mv", "reason|organisation FROM TO [--dry-run]",
+	  "Moves or renames a node with its subtree; its cells and their memberships\n"
+	  "follow.", cmd_mv, 3, 3 },
+	{ "show", "ACCOUNT [--json]", "The account's effective privileges.", cmd_show, 1, 1 },
+	{ "explain", "ACCOUNT [PRIV] [--json]",
+	  "For each privilege: the grants that decide it, with their cell and\n"
+	  "membership, and the grants they overrode or outweighed.", cmd_explain, 1, 2 },
+	{ "who", "PRIV [VALUE] [--json]",
+	  "The cells that grant PRIV (VALUE: that set element, or at least that number)\n"
+	  "and the accounts that have it.", cmd_who, 1, 2 },
+	{ "quota", "ACCOUNT [PRIV] [--json]", "Limit, credit, used and what remains.",
+	  cmd_quota, 1, 2 },
+	{ "ledger", "ACCOUNT PRIV [--period P] [--json]",
+	  "Every charge, refund, hold, commit, release and credit of a period\n"
+	  "(default: the current one), newest first.", cmd_ledger, 2, 2 },
+	{ "credit", "ACCOUNT PRIV N [--reason TEXT] [--period P]",
+	  "Adds N to the account's limit for the current (or a named) period.",
+	  cmd_credit, 3, 3 },
+	{ "import", "FILE.yaml [--dry-run]",
+	  "Makes the directory match the file (DESIGN.md's import format). With\n"
+	  "--dry-run, prints what would change and changes nothing.", cmd_import, 1, 1 },
+	{ "export", "[FILE]", "Writes the whole model in the import format (default: stdout).",
+	  cmd_export, 0, 1 },
+	{ NULL, NULL, NULL, NULL, 0, 0 }
+};
 
 static void
 usage(FILE *f)
 {
+	const struct cmd *c;
+
 	fprintf(f,
-	    "usage: privctl [--url URL] [--key KEY] [--json] COMMAND [ARGS]\n"
-	    "       privctl --version\n"
-	    "\n"
-	    "privctl talks to privd's REST API. Commands (tree, grant, revoke, add,\n"
-	    "remove, show, explain, who, quota, ledger, credit, import, export) are\n"
-	    "not built yet; use the REST API directly (see README.md).\n");
+	    "usage: privctl [--url URL] [--key KEY] [--user UID:PASSWORD] [--json]\n"
+	    "               COMMAND [ARGS]\n"
+	    "       privctl COMMAND --help\n\n"
+	    "URL and KEY come from the flags, else PRIVD_URL and PRIVD_KEY (PRIVD_USER for\n"
+	    "HTTP Basic), else ~/.config/privctl/config.yaml (url:, key:).\n"
+	    "Exit status: 0 done, 1 refused or not found, 2 usage, 3 privd unreachable.\n\n"
+	    "commands:\n");
+	for (c = cmds; c->name; c++)
+		fprintf(f, "  %-8s %s\n", c->name, c->args);
 }
 
 int
 main(int argc, char **argv)
 {
-	if (argc == 2 && strcmp(argv[1], "--version") == 0) {
-		printf("privctl %s\n", PRIVCTL_VERSION);
-		return 0;
+	static const struct option opts[] = {
+		{ "url", required_argument, NULL, 'u' },
+		{ "key", required_argument, NULL, 'k' },
+		{ "user", required_argument, NULL, 'U' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "period", required_argument, NULL, 'p' },
+		{ "reason", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct conf cf = { NULL, NULL, NULL };
+	struct rest r;
+	const struct cmd *c = NULL;
+	int ch, help = 0, rc, n;
+
+	/* GNU getopt moves the operands after the flags: flags may come anywhere */
+	while ((ch = getopt_long(argc, argv, "hj", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'u': free(cf.url); cf.url = strdup(optarg); break;
+		case 'k': free(cf.key); cf.key = strdup(optarg); break;
+		case 'U': free(cf.user); cf.user = strdup(optarg); break;
+		case 'j': json_out = 1; break;
+		case 'n': dry_run = 1; break;
+		case 'f': force = 1; break;
+		case 'p': period = optarg; break;
+		case 'r': reason = optarg; break;
+		case 'h': help = 1; break;
+		case 'V': printf("privctl %s\n", PRIVCTL_VERSION); conf_free(&cf); return EXIT_OK;
+		default: usage(stderr); conf_free(&cf); return EXIT_USAGE;
+		}
 	}
-	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-		usage(stdout);
-		return 0;
+	if (optind < argc) {
+		for (c = cmds; c->name && strcmp(c->name, argv[optind]) != 0; c++)
+			;
+		if (c->name == NULL) {
+			fprintf(stderr, "privctl: unknown command '%s'\n", argv[optind]);
+			usage(stderr);
+			conf_free(&cf);
+			return EXIT_USAGE;
+		}
+		optind++;
 	}
-	usage(stderr);
-	return 2;
+	if (c == NULL) {
+		usage(help ? stdout : stderr);
+		conf_free(&cf);
+		return help ? EXIT_OK : EXIT_USAGE;
+	}
+	n = argc - optind;
+	if (help || n < c->min || n > c->max) {
+		conf_free(&cf);
+		return usage_of(c, help ? stdout : stderr);
+	}
+	if (conf_load(&cf) != 0) {
+		conf_free(&cf);
+		return EXIT_USAGE;
+	}
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	memset(&r, 0, sizeof(r));
+	r.url = cf.url;
+	r.key = cf.key;
+	r.user = cf.user;
+	rc = c->fn(&r, n, argv + optind);
+	rest_free(&r);
+	curl_global_cleanup();
+	conf_free(&cf);
+	return rc;
 }

@@ -1,0 +1,39 @@
+/* rest.h - privctl's side of the REST API: libcurl requests, JSON answers, exit codes. */
+#ifndef PRIVCTL_REST_H
+#define PRIVCTL_REST_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+/* Exit codes a shell script can rely on. */
+#define EXIT_OK		0
+#define EXIT_REFUSED	1	/* refused, not found, conflict */
+#define EXIT_USAGE	2
+#define EXIT_DOWN	3	/* privd unreachable, or it cannot reach LDAP */
+
+struct rest {
+	const char *url;	/* http://host:port, no trailing slash */
+	const char *key;	/* API key, or NULL */
+	const char *user;	/* HTTP Basic "uid:password", or NULL */
+	long status;		/* of the last request */
+	char *body;		/* of the last request, malloc'd */
+	size_t len;
+};
+
+/*
+ * One request (body may be NULL); path is appended to url. 0 when an
+ * answer came (any status), EXIT_DOWN when none did (message on stderr).
+ */
+int rest_call(struct rest *r, const char *method, const char *path,
+    const char *ctype, const char *body, size_t len);
+/* The last answer as JSON (a new reference), or NULL. */
+json_t *rest_json(const struct rest *r);
+/* For a status >= 400: prints "privctl: CODE: message (field)" and returns
+ * the exit code for it. 0 for a success. */
+int rest_fail(const struct rest *r, const char *what);
+/* An URL-escaped copy of s (free with free). */
+char *rest_escape(const char *s);
+void rest_free(struct rest *r);
+
+#endif
