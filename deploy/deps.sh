@@ -6,8 +6,9 @@
 set -eu
 PKGS="gcc make pkg-config libldap-dev slapd ldap-utils libmicrohttpd-dev
 libyaml-dev libcmocka-dev libjansson-dev libcurl4-openssl-dev nettle-dev
-libgnutls28-dev valgrind curl wrk"
+libgnutls28-dev valgrind curl wrk openssl"
 [ "${1:-}" = "--bench" ] && PKGS="$PKGS linux-perf"
+[ "${1:-}" = "--fuzz" ] && PKGS="$PKGS clang"
 
 missing=""
 for p in $PKGS; do

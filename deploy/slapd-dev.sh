@@ -8,7 +8,10 @@
 #   slapd-dev.sh restart DIR        start again on the same port and data
 #
 # Suffix dc=example,dc=edu, root cn=admin,dc=example,dc=edu / secret.
-# privd binds as cn=privd,dc=example,dc=edu / privd-dev-secret.
+# privd binds as cn=privd,dc=example,dc=edu / privd-dev-secret. The ACLs let
+# privd and mwhite (hos-dev-secret, the demo's administrator) write; other
+# people (jdoe / jdoe-dev-secret) only read. With SLAPD_TLS_CERT and
+# SLAPD_TLS_KEY set, the listener offers StartTLS with that certificate.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
@@ -20,6 +23,14 @@ SLAPD=${SLAPD:-/usr/sbin/slapd}
 port_free() {
 	# a refused connection means nobody listens there
 	! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+# SLAPD_TLS_CERT and SLAPD_TLS_KEY (PEM files): StartTLS on the listener
+tls_conf() {
+	if [ -n "${SLAPD_TLS_CERT:-}" ]; then
+		printf 'TLSCertificateFile %s\nTLSCertificateKeyFile %s\n' \
+			"$SLAPD_TLS_CERT" "$SLAPD_TLS_KEY"
+	fi
 }
 
 write_conf() {
@@ -38,6 +49,7 @@ moduleload syncprov
 sizelimit unlimited
 timelimit unlimited
 loglevel none
+$(tls_conf)
 
 database mdb
 suffix "dc=example,dc=edu"
@@ -56,6 +68,7 @@ access to attrs=userPassword
 	by * none
 access to *
 	by dn.exact="cn=privd,dc=example,dc=edu" write
+	by dn.exact="uid=mwhite,ou=people,dc=example,dc=edu" write
 	by users read
 	by * none
 overlay syncprov

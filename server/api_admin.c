@@ -10,6 +10,7 @@
 
 #include "api.h"
 #include "apply.h"
+#include "body.h"
 #include "import.h"
 #include "log.h"
 #include "path.h"
@@ -107,26 +108,12 @@ api_import(struct req *r)
 static json_t *
 body(struct req *r, const char *const *allowed, enum MHD_Result *ret)
 {
-	json_error_t je;
-	const char *k;
-	json_t *o, *v;
-	size_t i;
+	struct err e;
+	json_t *o;
 
-	if ((o = json_loadb(r->body, r->len, JSON_REJECT_DUPLICATES, &je)) == NULL ||
-	    !json_is_object(o)) {
-		json_decref(o);
-		*ret = http_error(r, 400, "bad_json", "body", "the body must be a JSON object");
-		return NULL;
-	}
-	json_object_foreach(o, k, v) {
-		for (i = 0; allowed[i] && strcmp(allowed[i], k) != 0; i++)
-			;
-		if (allowed[i] == NULL) {
-			*ret = http_error(r, 400, "bad_request", k, "unknown field '%.64s'", k);
-			json_decref(o);
-			return NULL;
-		}
-	}
+	memset(&e, 0, sizeof(e));
+	if ((o = body_object(r->body, r->len, allowed, &e)) == NULL)
+		*ret = http_error(r, 400, "bad_request", e.key, "%s", e.msg);
 	return o;
 }
 
@@ -259,7 +246,6 @@ tree_answer(struct req *r, int rc, struct apply_summary *sum, const struct err *
 
 	if (rc != 0) {
 		log_info("admin %s by %s from %s: refused: %s", what, r->actor, r->addr, e->msg);
-		apply_summary_free(sum);
 		if (e->code == ERR_CONFLICT)
 			return http_error(r, 409, "in_use", e->key, "%s", e->msg);
 		return http_err(r, e, "invalid_change");

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "body.h"
 #include "ldpool.h"
 #include "ledger.h"
 #include "log.h"
@@ -74,104 +75,11 @@ usage_fields(json_t *o, const struct quota_req *q, const char *period,
 	json_object_set_new(o, "remaining", json_integer(rem > 0 ? rem : 0));
 }
 
-/* The body as a JSON object whose fields are all in allowed; else 400. */
-static json_t *
-body_object(struct req *r, const char *const *allowed, enum MHD_Result *ret)
+/* A bad field: 400 naming it. */
+static enum MHD_Result
+bad(struct req *r, const struct err *e)
 {
-	json_error_t je;
-	const char *k;
-	json_t *o, *v;
-	size_t i;
-
-	if (r->len == 0) {
-		*ret = http_error(r, 400, "bad_request", "body", "the body must be a JSON object");
-		return NULL;
-	}
-	if ((o = json_loadb(r->body, r->len, JSON_REJECT_DUPLICATES, &je)) == NULL) {
-		*ret = http_error(r, 400, "bad_json", "body", "the body is not JSON: %s (at %d:%d)",
-		    je.text, je.line, je.column);
-		return NULL;
-	}
-	if (!json_is_object(o)) {
-		json_decref(o);
-		*ret = http_error(r, 400, "bad_request", "body", "the body must be a JSON object");
-		return NULL;
-	}
-	json_object_foreach(o, k, v) {
-		for (i = 0; allowed[i] && strcmp(allowed[i], k) != 0; i++)
-			;
-		if (allowed[i] == NULL) {
-			*ret = http_error(r, 400, "bad_request", k, "unknown field '%.64s'", k);
-			json_decref(o);
-			return NULL;
-		}
-	}
-	return o;
-}
-
-/* A string field that is a request id; required unless opt. */
-static int
-want_id(struct req *r, json_t *o, const char *name, int opt, const char **out,
-    enum MHD_Result *ret)
-{
-	json_t *v = json_object_get(o, name);
-
-	*out = NULL;
-	if (v == NULL && opt)
-		return 0;
-	if (v == NULL || !json_is_string(v) || !quota_id_ok(json_string_value(v))) {
-		*ret = http_error(r, 400, "bad_request", name,
-		    "%s must be a string of 1 to %d letters, digits, '.', '_', ':' or '-'",
-		    name, QUOTA_ID_MAX);
-		return -1;
-	}
-	*out = json_string_value(v);
-	return 0;
-}
-
-/* An integer field in [min, max]; absent gives def unless def < 0 (required). */
-static int
-want_int(struct req *r, json_t *o, const char *name, long long min, long long max,
-    long long def, long long *out, enum MHD_Result *ret)
-{
-	json_t *v = json_object_get(o, name);
-
-	if (v == NULL && def >= 0) {
-		*out = def;
-		return 0;
-	}
-	if (v == NULL || !json_is_integer(v) || json_integer_value(v) < min ||
-	    json_integer_value(v) > max) {
-		*ret = http_error(r, 400, "bad_request", name,
-		    "%s must be a whole number from %lld to %lld", name, min, max);
-		return -1;
-	}
-	*out = json_integer_value(v);
-	return 0;
-}
-
-/* metadata: an object, kept as compact JSON text (malloc'd) or NULL. */
-static int
-want_meta(struct req *r, json_t *o, char **out, enum MHD_Result *ret)
-{
-	json_t *v = json_object_get(o, "metadata");
-
-	*out = NULL;
-	if (v == NULL || json_is_null(v))
-		return 0;
-	if (!json_is_object(v)) {
-		*ret = http_error(r, 400, "bad_request", "metadata", "metadata must be a JSON object");
-		return -1;
-	}
-	*out = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
-	if (*out == NULL || strlen(*out) > QUOTA_META_MAX) {
-		free(*out);
-		*out = NULL;
-		*ret = http_error(r, 400, "bad_request", "metadata",
-		    "metadata must be at most %d bytes as JSON", QUOTA_META_MAX);
-		return -1;
-	}
-	return 0;
+	return http_error(r, 400, "bad_request", e->key, "%s", e->msg);
 }
 
 /* Answers a refused or failed write. */
@@ -276,27 +184,28 @@ api_charge(struct req *r)
 	const char *rid;
 	char *meta = NULL;
 	long long amount;
-	json_t *o, *pv;
+	json_t *o;
 	struct err e;
 	LDAP *ld;
 	int rc, partial = 0;
 
-	if (quota_of(r, &q, &ret) != 0 || (o = body_object(r, allowed, &ret)) == NULL)
+	memset(&e, 0, sizeof(e));
+	if (quota_of(r, &q, &ret) != 0)
 		return ret;
-	pv = json_object_get(o, "partial");
-	if (pv != NULL && !json_is_boolean(pv)) {
+	if ((o = body_object(r->body, r->len, allowed, &e)) == NULL)
+		return bad(r, &e);
+	if (body_bool(o, "partial", &partial, &e) != 0 ||
+	    body_id(o, "request_id", 0, &rid, &e) != 0 ||
+	    body_int(o, "amount", 1, QUOTA_AMOUNT_MAX, -1, &amount, &e) != 0 ||
+	    body_meta(o, &meta, &e) != 0) {
 		json_decref(o);
-		return http_error(r, 400, "bad_request", "partial", "partial must be true or false");
+		return bad(r, &e);
 	}
-	partial = pv != NULL && json_is_true(pv);
-	if (want_id(r, o, "request_id", 0, &rid, &ret) != 0 ||
-	    want_int(r, o, "amount", 1, QUOTA_AMOUNT_MAX, -1, &amount, &ret) != 0 ||
-	    want_meta(r, o, &meta, &ret) != 0 || (ld = conn(r, &ret)) == NULL) {
+	if ((ld = conn(r, &ret)) == NULL) {
 		free(meta);
 		json_decref(o);
 		return ret;
 	}
-	memset(&e, 0, sizeof(e));
 	rc = quota_charge(ld, &q, rid, amount, partial, meta, &res, &e);
 	ldpool_put(ld, e.code == ERR_UNAVAILABLE);
 	audit(r, &q, "charge", rid, &res, rc, &e);
@@ -320,16 +229,21 @@ api_refund(struct req *r)
 	LDAP *ld;
 	int rc;
 
-	if (quota_of(r, &q, &ret) != 0 || (o = body_object(r, allowed, &ret)) == NULL)
+	memset(&e, 0, sizeof(e));
+	if (quota_of(r, &q, &ret) != 0)
 		return ret;
-	if (want_id(r, o, "request_id", 0, &rid, &ret) != 0 ||
-	    want_id(r, o, "charge_id", 0, &cid, &ret) != 0 ||
-	    want_int(r, o, "amount", 1, QUOTA_AMOUNT_MAX, -1, &amount, &ret) != 0 ||
-	    (ld = conn(r, &ret)) == NULL) {
+	if ((o = body_object(r->body, r->len, allowed, &e)) == NULL)
+		return bad(r, &e);
+	if (body_id(o, "request_id", 0, &rid, &e) != 0 ||
+	    body_id(o, "charge_id", 0, &cid, &e) != 0 ||
+	    body_int(o, "amount", 1, QUOTA_AMOUNT_MAX, -1, &amount, &e) != 0) {
+		json_decref(o);
+		return bad(r, &e);
+	}
+	if ((ld = conn(r, &ret)) == NULL) {
 		json_decref(o);
 		return ret;
 	}
-	memset(&e, 0, sizeof(e));
 	rc = quota_refund(ld, &q, rid, cid, amount, &res, &e);
 	ldpool_put(ld, e.code == ERR_UNAVAILABLE);
 	audit(r, &q, "refund", rid, &res, rc, &e);
@@ -356,17 +270,23 @@ api_hold(struct req *r)
 	LDAP *ld;
 	int rc;
 
-	if (quota_of(r, &q, &ret) != 0 || (o = body_object(r, allowed, &ret)) == NULL)
+	memset(&e, 0, sizeof(e));
+	if (quota_of(r, &q, &ret) != 0)
 		return ret;
-	if (want_id(r, o, "request_id", 0, &rid, &ret) != 0 ||
-	    want_int(r, o, "amount", 1, QUOTA_AMOUNT_MAX, -1, &amount, &ret) != 0 ||
-	    want_int(r, o, "ttl_s", 1, QUOTA_TTL_MAX, 600, &ttl, &ret) != 0 ||
-	    want_meta(r, o, &meta, &ret) != 0 || (ld = conn(r, &ret)) == NULL) {
+	if ((o = body_object(r->body, r->len, allowed, &e)) == NULL)
+		return bad(r, &e);
+	if (body_id(o, "request_id", 0, &rid, &e) != 0 ||
+	    body_int(o, "amount", 1, QUOTA_AMOUNT_MAX, -1, &amount, &e) != 0 ||
+	    body_int(o, "ttl_s", 1, QUOTA_TTL_MAX, 600, &ttl, &e) != 0 ||
+	    body_meta(o, &meta, &e) != 0) {
+		json_decref(o);
+		return bad(r, &e);
+	}
+	if ((ld = conn(r, &ret)) == NULL) {
 		free(meta);
 		json_decref(o);
 		return ret;
 	}
-	memset(&e, 0, sizeof(e));
 	rc = quota_hold(ld, &q, rid, amount, (long)ttl, meta, &res, &e);
 	ldpool_put(ld, e.code == ERR_UNAVAILABLE);
 	audit(r, &q, "hold", rid, &res, rc, &e);
@@ -390,19 +310,19 @@ settle(struct req *r, int release)
 	LDAP *ld;
 	int rc;
 
+	memset(&e, 0, sizeof(e));
 	if (quota_of(r, &q, &ret) != 0)
 		return ret;
 	if (!quota_id_ok(id))
 		return http_error(r, 400, "bad_request", "id", "'%.64s' is not a hold id", id);
-	if (!release && ((o = body_object(r, allowed, &ret)) == NULL ||
-	    want_int(r, o, "amount", 0, QUOTA_AMOUNT_MAX, -1, &amount, &ret) != 0)) {
+	if (!release && ((o = body_object(r->body, r->len, allowed, &e)) == NULL ||
+	    body_int(o, "amount", 0, QUOTA_AMOUNT_MAX, -1, &amount, &e) != 0)) {
 		json_decref(o);
-		return ret;
+		return bad(r, &e);
 	}
 	json_decref(o);
 	if ((ld = conn(r, &ret)) == NULL)
 		return ret;
-	memset(&e, 0, sizeof(e));
 	rc = quota_settle(ld, &q, id, release, amount, &res, &e);
 	ldpool_put(ld, e.code == ERR_UNAVAILABLE);
 	audit(r, &q, release ? "release" : "commit", id, &res, rc, &e);
@@ -439,35 +359,30 @@ api_credit(struct req *r)
 	enum MHD_Result ret;
 	const char *rid, *reason = NULL, *period = NULL;
 	long long amount;
-	json_t *o, *v;
+	json_t *o;
 	struct err e;
 	LDAP *ld;
 	int rc;
 
-	if (quota_of(r, &q, &ret) != 0 || (o = body_object(r, allowed, &ret)) == NULL)
+	memset(&e, 0, sizeof(e));
+	if (quota_of(r, &q, &ret) != 0)
 		return ret;
-	if (want_id(r, o, "request_id", 0, &rid, &ret) != 0 ||
-	    want_int(r, o, "amount", 1, QUOTA_AMOUNT_MAX, -1, &amount, &ret) != 0)
+	if ((o = body_object(r->body, r->len, allowed, &e)) == NULL)
+		return bad(r, &e);
+	if (body_id(o, "request_id", 0, &rid, &e) != 0 ||
+	    body_int(o, "amount", 1, QUOTA_AMOUNT_MAX, -1, &amount, &e) != 0 ||
+	    body_str(o, "reason", 512, 0, &reason, &e) != 0 ||
+	    body_str(o, "period", PERIOD_KEY_MAX - 1, 0, &period, &e) != 0) {
+		ret = bad(r, &e);
 		goto out;
-	if ((v = json_object_get(o, "reason")) != NULL) {
-		if (!json_is_string(v) || json_string_length(v) > 512) {
-			ret = http_error(r, 400, "bad_request", "reason",
-			    "reason must be a string of at most 512 bytes");
-			goto out;
-		}
-		reason = json_string_value(v);
 	}
-	if ((v = json_object_get(o, "period")) != NULL) {
-		if (!json_is_string(v) || !quota_period_ok(r->cfg, q.kind, json_string_value(v))) {
-			ret = http_error(r, 400, "bad_request", "period",
-			    "period must name a %s period of %s", cfg_period_name(q.kind), q.quota);
-			goto out;
-		}
-		period = json_string_value(v);
+	if (period != NULL && !quota_period_ok(r->cfg, q.kind, period)) {
+		ret = http_error(r, 400, "bad_request", "period",
+		    "period must name a %s period of %s", cfg_period_name(q.kind), q.quota);
+		goto out;
 	}
 	if ((ld = conn(r, &ret)) == NULL)
 		goto out;
-	memset(&e, 0, sizeof(e));
 	rc = quota_credit(ld, &q, rid, amount, reason, period, &res, &e);
 	ldpool_put(ld, e.code == ERR_UNAVAILABLE);
 	audit(r, &q, "credit", rid, &res, rc, &e);

@@ -733,6 +733,8 @@ apply_import(const struct cfg *c, const struct import_doc *doc, int dry_run,
 	note_csns(ld, c, &p, sum);
 	rc = 0;
 done:
+	if (rc != 0)
+		apply_summary_free(sum);
 	txn_plan_free(&p);
 	dir_free(&d);
 	ldapc_close(ld);

@@ -35,7 +35,8 @@ int apply_note(struct apply_summary *s, const char *fmt, ...)
  * the grants of each cell d names and the memberships of each account d
  * names become exactly d's. All writes go in one LDAP transaction (RFC
  * 5805): either all land or none. With dry_run nothing is written.
- * As `who`/`password` (NULL: the configured bind DN).
+ * As `who`/`password` (NULL: the configured bind DN). On success the
+ * caller frees sum with apply_summary_free; on failure nothing is left.
  */
 int apply_import(const struct cfg *c, const struct import_doc *d, int dry_run,
     const char *who, const char *password, struct apply_summary *sum,

@@ -216,6 +216,24 @@ parse_listen(struct ctx *x, const yaml_node_t *v)
 	return x->c->listen_host ? 0 : err_set(x->e, ERR_INTERNAL, 0, NULL, "out of memory");
 }
 
+/* A path to a readable file. */
+static int
+want_file(struct ctx *x, const yaml_node_t *v, const char *what, char **out)
+{
+	FILE *f;
+
+	if (dup_str(x, v, what, out) != 0)
+		return -1;
+	if ((f = fopen(*out, "r")) == NULL) {
+		char msg[400];
+
+		snprintf(msg, sizeof(msg), "%s: cannot read '%.200s': %s", what, *out, strerror(errno));
+		return bad(x, v, what, "%s", msg);
+	}
+	fclose(f);
+	return 0;
+}
+
 static int
 parse_http(struct ctx *x, const yaml_node_t *m)
 {
@@ -249,9 +267,17 @@ parse_http(struct ctx *x, const yaml_node_t *m)
 		} else if (strcmp(ks, "metrics_public") == 0) {
 			if (want_bool(x, v, "http.metrics_public", &x->c->metrics_public) != 0)
 				return -1;
+		} else if (strcmp(ks, "tls_cert") == 0) {
+			if (want_file(x, v, "http.tls_cert", &x->c->tls_cert) != 0)
+				return -1;
+		} else if (strcmp(ks, "tls_key") == 0) {
+			if (want_file(x, v, "http.tls_key", &x->c->tls_key) != 0)
+				return -1;
 		} else
 			return unknown(x, k, "http");
 	}
+	if ((x->c->tls_cert == NULL) != (x->c->tls_key == NULL))
+		return bad(x, m, "http.tls_cert", "%s: give both tls_cert and tls_key, or neither", "http");
 	return 0;
 }
 
@@ -333,6 +359,15 @@ parse_ldap(struct ctx *x, const yaml_node_t *m)
 			if (want_int(x, v, "ldap.timeout", 1, 300, &n) != 0)
 				return -1;
 			x->c->ldap_timeout_s = (int)n;
+		} else if (strcmp(ks, "starttls") == 0) {
+			if (want_bool(x, v, "ldap.starttls", &x->c->ldap_starttls) != 0)
+				return -1;
+		} else if (strcmp(ks, "ca_file") == 0) {
+			if (want_file(x, v, "ldap.ca_file", &x->c->ldap_ca_file) != 0)
+				return -1;
+		} else if (strcmp(ks, "tls_verify") == 0) {
+			if (want_bool(x, v, "ldap.tls_verify", &x->c->ldap_tls_verify) != 0)
+				return -1;
 		} else if (strcmp(ks, "reconnect_max_ms") == 0) {
 			if (want_int(x, v, "ldap.reconnect_max_ms", 10, 3600000, &n) != 0)
 				return -1;
@@ -635,6 +670,7 @@ set_defaults(struct cfg *c)
 	c->ldap_timeout_s = 5;
 	c->reconnect_max_ms = 30000;
 	c->reason_leaf_only = 1;
+	c->ldap_tls_verify = 1;
 	return c->listen_host && c->uid_attr ? 0 : -1;
 }
 
@@ -769,6 +805,9 @@ cfg_free(struct cfg *c)
 	free(c->base_dn);
 	free(c->people_dn);
 	free(c->uid_attr);
+	free(c->tls_cert);
+	free(c->tls_key);
+	free(c->ldap_ca_file);
 	for (i = 0; i < c->nprivs; i++)
 		free(c->privs[i].name);
 	free(c->privs);

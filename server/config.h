@@ -48,6 +48,8 @@ struct cfg {
 	int conn_timeout_s;
 	int conn_limit;
 	int metrics_public;
+	char *tls_cert;		/* PEM paths; both or neither: HTTPS */
+	char *tls_key;
 
 	char *ldap_uri;
 	char *bind_dn;		/* NULL: anonymous */
@@ -58,6 +60,9 @@ struct cfg {
 	int create_people;
 	int ldap_timeout_s;
 	int reconnect_max_ms;
+	int ldap_starttls;	/* StartTLS on an ldap:// URI */
+	char *ldap_ca_file;	/* CA certificates for ldaps:// and StartTLS */
+	int ldap_tls_verify;	/* check the server's certificate (default) */
 
 	int reason_leaf_only;
 

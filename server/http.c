@@ -63,6 +63,9 @@ struct conn_ctx {
 	int too_big;
 	int route;
 	int status;
+	char method[8];
+	char actor[65];
+	char addr[64];
 };
 
 static struct MHD_Daemon *daemon_;
@@ -120,6 +123,14 @@ http_json(struct req *r, int status, json_t *body)
 	return http_text(r, status, "application/json", text);
 }
 
+static void
+ascii(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
+			*s = '?';
+}
+
 enum MHD_Result
 http_error(struct req *r, int status, const char *code, const char *field,
     const char *fmt, ...)
@@ -128,12 +139,19 @@ http_error(struct req *r, int status, const char *code, const char *field,
 	va_list ap;
 	json_t *o;
 
+	char fld[128];
+
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* messages echo what the client sent: keep them printable ASCII */
+	ascii(msg);
 	o = json_pack("{s:s, s:s}", "error", code, "message", msg);
-	if (o != NULL && field != NULL && *field)
-		json_object_set_new(o, "field", json_string(field));
+	if (o != NULL && field != NULL && *field) {
+		snprintf(fld, sizeof(fld), "%s", field);
+		ascii(fld);
+		json_object_set_new(o, "field", json_string(fld));
+	}
 	return http_json(r, status, o);
 }
 
@@ -199,7 +217,6 @@ basic(struct req *r, const char *h, struct login *l, enum MHD_Result *ret)
 		r->actor = l->uid;
 		return 0;
 	}
-	log_info("refused: Basic login from %s to %s: %s", r->addr, r->method, e.msg);
 	switch (e.code) {
 	case ERR_CONFLICT:
 		*ret = http_error(r, 429, "too_many_logins", NULL, "%s", e.msg);
@@ -292,15 +309,11 @@ dispatch(struct req *r, const char *url, struct conn_ctx *cx)
 			return routes[i].fn(r);
 		}
 		if ((r->key = auth_bearer(cfg, h)) == NULL) {
-			log_info("refused: %s %s from %s: %s", r->method, routes[i].name, r->addr,
-			    h ? "bad key" : "no key");
 			return http_error(r, 401, "unauthorized", NULL,
 			    h ? "the API key is not valid" : "an API key is required (Authorization: Bearer KEY)");
 		}
 		r->actor = r->key->name;
 		if ((r->key->scopes & need) == 0) {
-			log_info("refused: %s %s from %s: key %s lacks the scope", r->method,
-			    routes[i].name, r->addr, r->key->name);
 			return http_error(r, 403, "forbidden", NULL, "key %s lacks the %s scope",
 			    r->key->name, need == SCOPE_ADMIN ? "admin" : need == SCOPE_CHARGE ? "charge" : "read");
 		}
@@ -373,10 +386,15 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
 		r.body = cx->body ? cx->body : "";
 		r.len = cx->len;
 		ret = dispatch(&r, url, cx);
-		/* no password outlives its request */
-		memset(&r.login_buf, 0, sizeof(r.login_buf));
 	}
 	cx->status = r.status;
+	snprintf(cx->method, sizeof(cx->method), "%s", method);
+	snprintf(cx->actor, sizeof(cx->actor), "%s", r.actor ? r.actor : "-");
+	/* no password outlives its request */
+	explicit_bzero(&r.login_buf, sizeof(r.login_buf));
+	if (r.addr[0] == '\0')
+		client_addr(&r);
+	snprintf(cx->addr, sizeof(cx->addr), "%s", r.addr);
 	return ret;
 }
 
@@ -393,11 +411,30 @@ on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	if (cx == NULL)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &now);
+	/* the audit line of every refused request: never a key or password */
+	if (cx->status >= 400)
+		log_info("refused: %s %s from %s by %s: %d", cx->method[0] ? cx->method : "?",
+		    route_names[cx->route], cx->addr[0] ? cx->addr : "?", cx->actor[0] ? cx->actor : "-",
+		    cx->status);
 	metrics_observe(cx->route, cx->status, (now.tv_sec - cx->start.tv_sec) +
 	    (now.tv_nsec - cx->start.tv_nsec) / 1e9);
 	free(cx->body);
 	free(cx);
 	*con_cls = NULL;
+}
+
+/*
+ * libmicrohttpd's unescaping, except that a URL holding %00 stays as it
+ * is: a NUL would cut the path short and route it somewhere else.
+ */
+static size_t
+on_unescape(void *cls, struct MHD_Connection *c, char *s)
+{
+	(void)cls;
+	(void)c;
+	if (strstr(s, "%00") != NULL)
+		return strlen(s);
+	return MHD_http_unescape(s);
 }
 
 static void
@@ -414,11 +451,33 @@ on_mhd_log(void *cls, const char *fmt, va_list ap)
 	log_warn("http: %s", msg);
 }
 
+/* A PEM file into memory, for libmicrohttpd's GnuTLS. */
+static char *
+read_pem(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	size_t n;
+
+	if (f == NULL)
+		return NULL;
+	if ((buf = calloc(1, 65537)) != NULL) {
+		n = fread(buf, 1, 65536, f);
+		if (n == 0 || n == 65536) {
+			free(buf);
+			buf = NULL;
+		}
+	}
+	fclose(f);
+	return buf;
+}
+
 int
 http_start(const struct cfg *c, struct err *e)
 {
 	struct sockaddr_storage ss;
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+	char *cert = NULL, *key = NULL;
 	int i;
 
 	cfg = c;
@@ -444,6 +503,17 @@ http_start(const struct cfg *c, struct err *e)
 			return err_set(e, ERR_INVALID, 0, "http.listen",
 			    "http.listen: '%s' is not an IP address", c->listen_host);
 	}
+	if (c->tls_cert != NULL) {
+		if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES)
+			return err_set(e, ERR_INVALID, 0, "http.tls_cert",
+			    "this libmicrohttpd has no TLS support");
+		if ((cert = read_pem(c->tls_cert)) == NULL || (key = read_pem(c->tls_key)) == NULL) {
+			free(cert);
+			return err_set(e, ERR_INVALID, 0, "http.tls_cert", "cannot read %s or %s",
+			    c->tls_cert, c->tls_key);
+		}
+		flags |= MHD_USE_TLS;
+	}
 	daemon_ = MHD_start_daemon(flags, 0, NULL, NULL, on_request, NULL,
 	    MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
 	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
@@ -452,7 +522,14 @@ http_start(const struct cfg *c, struct err *e)
 	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)c->conn_limit,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024,
 	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+	    MHD_OPTION_UNESCAPE_CALLBACK, on_unescape, NULL,
+	    cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, cert,
+	    MHD_OPTION_HTTPS_MEM_KEY, key,
 	    MHD_OPTION_END);
+	if (key != NULL)
+		explicit_bzero(key, strlen(key));
+	free(cert);
+	free(key);
 	if (daemon_ == NULL)
 		return err_set(e, ERR_UNAVAILABLE, 0, "http.listen",
 		    "cannot listen on %s:%d (in use, or not allowed)", c->listen_host, c->listen_port);

@@ -31,6 +31,22 @@ ldapc_fail(struct err *e, int rc, const char *what)
 	}
 }
 
+/* Certificate checks on by default; StartTLS when asked. */
+static int
+tls(LDAP *ld, const struct cfg *c)
+{
+	int req = c->ldap_tls_verify ? LDAP_OPT_X_TLS_DEMAND : LDAP_OPT_X_TLS_NEVER, zero = 0, rc;
+
+	ldap_set_option(ld, LDAP_OPT_X_TLS_REQUIRE_CERT, &req);
+	if (c->ldap_ca_file != NULL)
+		ldap_set_option(ld, LDAP_OPT_X_TLS_CACERTFILE, c->ldap_ca_file);
+	/* a context of this connection's own, with the options above */
+	ldap_set_option(ld, LDAP_OPT_X_TLS_NEWCTX, &zero);
+	if (c->ldap_starttls && (rc = ldap_start_tls_s(ld, NULL, NULL)) != LDAP_SUCCESS)
+		return rc;
+	return LDAP_SUCCESS;
+}
+
 int
 ldapc_open(const struct cfg *c, const char *who, const char *password,
     LDAP **out, struct err *e)
@@ -50,6 +66,12 @@ ldapc_open(const struct cfg *c, const char *who, const char *password,
 	ldap_set_option(ld, LDAP_OPT_TIMEOUT, &tv);
 	ldap_set_option(ld, LDAP_OPT_REFERRALS, LDAP_OPT_OFF);
 	ldap_set_option(ld, LDAP_OPT_RESTART, LDAP_OPT_ON);
+	if ((rc = tls(ld, c)) != LDAP_SUCCESS) {
+		ldap_unbind_ext_s(ld, NULL, NULL);
+		return err_set(e, ERR_UNAVAILABLE, 0, NULL, "LDAP TLS with %s failed: %s%s",
+		    c->ldap_uri, ldap_err2string(rc), rc == LDAP_CONNECT_ERROR ?
+		    " (is the server's certificate signed by ldap.ca_file?)" : "");
+	}
 	cred.bv_val = (char *)(pw ? pw : "");
 	cred.bv_len = strlen(cred.bv_val);
 	rc = ldap_sasl_bind_s(ld, dn, LDAP_SASL_SIMPLE, &cred, NULL, NULL, NULL);

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -16,6 +17,18 @@ static pthread_cond_t freed = PTHREAD_COND_INITIALIZER;
 static LDAP **idle;		/* open, idle connections */
 static int nidle, size, out;	/* out: connections handed out */
 static pthread_rwlock_t writes = PTHREAD_RWLOCK_INITIALIZER;
+/* after a connection gave out, writes fail at once until this moment (ms):
+ * a slapd that hangs must not hold every HTTP thread for its timeout */
+static _Atomic long fast_fail_until;
+
+static long
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
 
 int
 ldpool_init(const struct cfg *c, int n)
@@ -73,6 +86,9 @@ ldpool_get(LDAP **ld, struct err *e)
 	int rc;
 
 	*ld = NULL;
+	if (mono_ms() < atomic_load(&fast_fail_until))
+		return err_set(e, ERR_UNAVAILABLE, 0, NULL,
+		    "LDAP unavailable: it did not answer within %d s just now", cfg->ldap_timeout_s);
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += cfg->ldap_timeout_s;
 	pthread_mutex_lock(&lock);
@@ -92,6 +108,7 @@ ldpool_get(LDAP **ld, struct err *e)
 	pthread_mutex_unlock(&lock);
 	/* open outside the lock: connecting may take the whole timeout */
 	if ((rc = ldapc_open(cfg, NULL, NULL, ld, e)) != 0) {
+		atomic_store(&fast_fail_until, mono_ms() + 1000);
 		pthread_mutex_lock(&lock);
 		out--;
 		pthread_cond_signal(&freed);
@@ -103,6 +120,8 @@ ldpool_get(LDAP **ld, struct err *e)
 void
 ldpool_put(LDAP *ld, int broken)
 {
+	if (broken)
+		atomic_store(&fast_fail_until, mono_ms() + 1000);
 	pthread_mutex_lock(&lock);
 	out--;
 	if (ld != NULL && !broken && nidle < size)

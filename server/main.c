@@ -121,6 +121,7 @@ import_file(const struct cfg *c, const char *path, int dry_run)
 	    dry_run ? " (dry run, nothing written)" : "", sum.reasons_added,
 	    sum.orgs_added, sum.cells_added, sum.cells_changed, sum.accounts_changed,
 	    sum.accounts_created);
+	apply_summary_free(&sum);
 	return 0;
 }
 
@@ -266,7 +267,8 @@ main(int argc, char **argv)
 	}
 	if (holds_start(c) != 0)
 		log_warn("cannot start the hold expiry thread");
-	log_info("privd %s listening on http://%s:%d/, following %s", PRIVD_VERSION,
+	log_info("privd %s listening on %s://%s:%d/, following %s", PRIVD_VERSION,
+	    c->tls_cert ? "https" : "http",
 	    c->listen_host, c->listen_port, c->ldap_uri);
 	sigwait(&set, &sig);
 	log_info("signal %d: stopping", sig);

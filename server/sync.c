@@ -730,8 +730,13 @@ run(void *arg)
 			backoff = 100;
 		}
 		atomic_fetch_add(&reconnects, 1);
-		log_warn("sync: directory unreachable; answering from the last snapshot, "
-		    "retrying in %ld ms", backoff);
+		{
+			char why[ERR_MSG_MAX];
+
+			sync_last_error(why, sizeof(why));
+			log_warn("sync: directory unreachable (%s); answering from the last "
+			    "snapshot, retrying in %ld ms", why[0] ? why : "connection lost", backoff);
+		}
 		until = now_ms() + backoff;
 		while (!atomic_load(&stopping) && now_ms() < until) {
 			struct timespec ts = { 0, 20 * 1000000L };

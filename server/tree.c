@@ -364,6 +364,8 @@ tree_delete(const struct cfg *c, enum tree_side side, const char *path,
 nomem:
 	oom(e);
 done:
+	if (rc != 0)
+		apply_summary_free(sum);
 	free(nodes);
 	txn_plan_free(&p);
 	txn_plan_free(&del);
@@ -471,6 +473,8 @@ tree_move(const struct cfg *c, enum tree_side side, const char *from,
 nomem:
 	oom(e);
 done:
+	if (rc != 0)
+		apply_summary_free(sum);
 	for (i = 0; newdn && i < v.ncells; i++)
 		free(newdn[i]);
 	free(newdn);
