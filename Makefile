@@ -34,7 +34,7 @@ UNIT_BIN = $(UNIT_SRC:tests/%.c=$(B)/tests/%)
 INTEG_SRC = $(wildcard tests/integration/test_*.c)
 INTEG_BIN = $(INTEG_SRC:tests/integration/%.c=$(B)/tests/integration/%)
 
-.PHONY: all deps check unit integration asan run clean
+.PHONY: all deps check unit integration asan fuzz run clean
 all: $(PRIVD) $(PRIVCTL)
 
 deps:
@@ -76,6 +76,35 @@ asan:
 	@$(MAKE) --no-print-directory B=build/asan OPT="-O1 -g" VALGRIND= \
 		SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 		all unit integration
+
+# libFuzzer: each target FUZZ_TIME seconds from its seeds (tests/fuzz/seeds);
+# any crash, leak or sanitizer report fails, leaving the input in build/fuzz
+FUZZ_TIME ?= 60
+FUZZ_CC	= clang
+FUZZ_FLAGS = -std=c11 -g -O1 -D_GNU_SOURCE -Iserver -Itests \
+	-fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_TARGETS = config import grant body
+FUZZ_SRV = $(filter-out server/main.c,$(wildcard server/*.c)) tests/fixture.c
+
+fuzz:
+	@deploy/deps.sh --fuzz
+	@mkdir -p build/fuzz/obj
+	@set -e; for f in $(FUZZ_SRV); do \
+		$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o build/fuzz/obj/$$(basename $$f .c).o $$f; \
+	done
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o build/fuzz/fuzz_$$t \
+			tests/fuzz/fuzz_$$t.c build/fuzz/obj/*.o $(LIBS); \
+	done
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		mkdir -p build/fuzz/corpus_$$t; \
+		echo "fuzz: $$t for $(FUZZ_TIME) s"; \
+		build/fuzz/fuzz_$$t -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=1024 \
+			-print_final_stats=1 -artifact_prefix=build/fuzz/$$t- \
+			build/fuzz/corpus_$$t tests/fuzz/seeds/$$t 2>build/fuzz/$$t.log || \
+			{ tail -60 build/fuzz/$$t.log; exit 1; }; \
+		grep -E "^stat::number_of_executed_units|^stat::new_units_added" build/fuzz/$$t.log; \
+	done
 
 run:
 	@deploy/deps.sh

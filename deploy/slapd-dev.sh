@@ -6,6 +6,8 @@
 #                                   load deploy/base.ldif, write DIR/port
 #   slapd-dev.sh stop DIR           stop it (the directory is left alone)
 #   slapd-dev.sh restart DIR        start again on the same port and data
+#   slapd-dev.sh start-consumer DIR PROVIDER_PORT [PORT]
+#                                   a read-only replica of that slapd (syncrepl)
 #
 # Suffix dc=example,dc=edu, root cn=admin,dc=example,dc=edu / secret.
 # privd binds as cn=privd,dc=example,dc=edu / privd-dev-secret. The ACLs let
@@ -71,9 +73,20 @@ access to *
 	by dn.exact="uid=mwhite,ou=people,dc=example,dc=edu" write
 	by users read
 	by * none
+$(consumer_conf)
 overlay syncprov
 syncprov-checkpoint 100 1
 CONF
+}
+
+# PROVIDER (a port): this slapd is a read-only replica of that one, by syncrepl
+consumer_conf() {
+	if [ -n "${PROVIDER:-}" ]; then
+		printf 'syncrepl rid=001 provider=ldap://127.0.0.1:%s/ bindmethod=simple\n' "$PROVIDER"
+		printf '  binddn="cn=admin,dc=example,dc=edu" credentials=secret\n'
+		printf '  searchbase="dc=example,dc=edu" type=refreshAndPersist retry="1 +"\n'
+		printf 'updateref ldap://127.0.0.1:%s/\n' "$PROVIDER"
+	fi
 }
 
 start_on() {
@@ -87,7 +100,8 @@ start_on() {
 }
 
 case $cmd in
-start)
+start|start-consumer)
+	[ "$cmd" = start-consumer ] && { PROVIDER=${3:?start-consumer DIR PROVIDER_PORT}; shift; }
 	mkdir -p "$dir"
 	write_conf
 	port=${3:-}
@@ -103,6 +117,7 @@ start)
 		done
 	fi
 	echo "$port" > "$dir/port"
+	[ -n "${PROVIDER:-}" ] && { echo "$port"; exit 0; }
 	ldapadd -x -H "ldap://127.0.0.1:$port/" -D cn=admin,dc=example,dc=edu -w secret \
 		-f "$here/base.ldif" > "$dir/base.log" 2>&1 ||
 		{ echo "slapd-dev: loading base.ldif failed:" >&2; cat "$dir/base.log" >&2; exit 1; }
@@ -123,5 +138,5 @@ stop)
 	fi
 	;;
 *)
-	echo "usage: $0 start|stop|restart DIR [PORT]" >&2; exit 2 ;;
+	echo "usage: $0 start|start-consumer|stop|restart DIR [PORT]" >&2; exit 2 ;;
 esac

@@ -710,7 +710,7 @@ apply_import(const struct cfg *c, const struct import_doc *doc, int dry_run,
 		err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
 		goto done;
 	}
-	if (ldapc_open(c, who, password, &ld, e) != 0)
+	if (ldapc_open_write(c, who, password, &ld, e) != 0)
 		goto done;
 	if (read_tree(ld, c, "ou=reasons", "privReason", &d.reasons, &d.nreasons, e) != 0 ||
 	    read_tree(ld, c, "ou=organisations", "privOrganisation", &d.orgs, &d.norgs, e) != 0)

@@ -325,6 +325,13 @@ parse_ldap(struct ctx *x, const yaml_node_t *m)
 			    ldap_is_ldaps_url(x->c->ldap_uri) == 0 &&
 			    ldap_is_ldapi_url(x->c->ldap_uri) == 0)
 				return bad(x, v, "ldap.uri", "%s: not an ldap://, ldaps:// or ldapi:// URI", "ldap.uri");
+		} else if (strcmp(ks, "write_uri") == 0) {
+			if (dup_str(x, v, "ldap.write_uri", &x->c->write_uri) != 0)
+				return -1;
+			if (ldap_is_ldap_url(x->c->write_uri) == 0 &&
+			    ldap_is_ldaps_url(x->c->write_uri) == 0 &&
+			    ldap_is_ldapi_url(x->c->write_uri) == 0)
+				return bad(x, v, "ldap.write_uri", "%s: not an ldap://, ldaps:// or ldapi:// URI", "ldap.write_uri");
 		} else if (strcmp(ks, "bind_dn") == 0) {
 			if (want_dn(x, v, "ldap.bind_dn", &x->c->bind_dn) != 0)
 				return -1;
@@ -797,6 +804,7 @@ cfg_free(struct cfg *c)
 	free(c->path);
 	free(c->listen_host);
 	free(c->ldap_uri);
+	free(c->write_uri);
 	free(c->bind_dn);
 	if (c->bind_password) {
 		explicit_bzero(c->bind_password, strlen(c->bind_password));

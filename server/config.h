@@ -52,6 +52,7 @@ struct cfg {
 	char *tls_key;
 
 	char *ldap_uri;
+	char *write_uri;	/* NULL: ldap_uri; else the provider writes go to */
 	char *bind_dn;		/* NULL: anonymous */
 	char *bind_password;
 	char *base_dn;		/* the privilege subtree */

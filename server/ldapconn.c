@@ -47,8 +47,25 @@ tls(LDAP *ld, const struct cfg *c)
 	return LDAP_SUCCESS;
 }
 
+static int open_uri(const struct cfg *c, const char *uri, const char *who,
+    const char *password, LDAP **out, struct err *e);
+
 int
 ldapc_open(const struct cfg *c, const char *who, const char *password,
+    LDAP **out, struct err *e)
+{
+	return open_uri(c, c->ldap_uri, who, password, out, e);
+}
+
+int
+ldapc_open_write(const struct cfg *c, const char *who, const char *password,
+    LDAP **out, struct err *e)
+{
+	return open_uri(c, c->write_uri ? c->write_uri : c->ldap_uri, who, password, out, e);
+}
+
+static int
+open_uri(const struct cfg *c, const char *uri, const char *who, const char *password,
     LDAP **out, struct err *e)
 {
 	struct timeval tv = { c->ldap_timeout_s, 0 };
@@ -59,7 +76,7 @@ ldapc_open(const struct cfg *c, const char *who, const char *password,
 	const char *pw = who ? password : c->bind_password;
 
 	*out = NULL;
-	if ((rc = ldap_initialize(&ld, c->ldap_uri)) != LDAP_SUCCESS)
+	if ((rc = ldap_initialize(&ld, uri)) != LDAP_SUCCESS)
 		return ldapc_fail(e, rc, "ldap_initialize");
 	ldap_set_option(ld, LDAP_OPT_PROTOCOL_VERSION, &version);
 	ldap_set_option(ld, LDAP_OPT_NETWORK_TIMEOUT, &tv);
@@ -69,7 +86,7 @@ ldapc_open(const struct cfg *c, const char *who, const char *password,
 	if ((rc = tls(ld, c)) != LDAP_SUCCESS) {
 		ldap_unbind_ext_s(ld, NULL, NULL);
 		return err_set(e, ERR_UNAVAILABLE, 0, NULL, "LDAP TLS with %s failed: %s%s",
-		    c->ldap_uri, ldap_err2string(rc), rc == LDAP_CONNECT_ERROR ?
+		    uri, ldap_err2string(rc), rc == LDAP_CONNECT_ERROR ?
 		    " (is the server's certificate signed by ldap.ca_file?)" : "");
 	}
 	cred.bv_val = (char *)(pw ? pw : "");

@@ -7,9 +7,12 @@
 #include "config.h"
 #include "err.h"
 
-/* Connects and binds (as bind_dn, or as who/password when who is not
- * NULL); ERR_UNAVAILABLE when the server cannot be reached. */
+/* Connects to ldap.uri and binds (as bind_dn, or as who/password when who
+ * is not NULL); ERR_UNAVAILABLE when the server cannot be reached. */
 int ldapc_open(const struct cfg *c, const char *who, const char *password,
+    LDAP **out, struct err *e);
+/* The same to ldap.write_uri (the provider, when privd follows a replica). */
+int ldapc_open_write(const struct cfg *c, const char *who, const char *password,
     LDAP **out, struct err *e);
 void ldapc_close(LDAP *ld);
 /* Maps an LDAP result code to an err (503 for down, 409 for conflicts...). */

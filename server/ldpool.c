@@ -107,7 +107,7 @@ ldpool_get(LDAP **ld, struct err *e)
 	}
 	pthread_mutex_unlock(&lock);
 	/* open outside the lock: connecting may take the whole timeout */
-	if ((rc = ldapc_open(cfg, NULL, NULL, ld, e)) != 0) {
+	if ((rc = ldapc_open_write(cfg, NULL, NULL, ld, e)) != 0) {
 		atomic_store(&fast_fail_until, mono_ms() + 1000);
 		pthread_mutex_lock(&lock);
 		out--;

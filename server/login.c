@@ -117,8 +117,9 @@ login_basic(const struct cfg *c, const char *header, const char *addr,
 		allowed(addr, 1);
 		return err_set(e, ERR_FORBIDDEN, 0, NULL, "unknown user or wrong password");
 	}
-	snprintf(l->uid, sizeof(l->uid), "%s", buf);
-	snprintf(l->password, sizeof(l->password), "%s", colon + 1);
+	/* both lengths were checked above */
+	memcpy(l->uid, buf, strnlen(buf, sizeof(l->uid) - 1));
+	memcpy(l->password, colon + 1, strnlen(colon + 1, sizeof(l->password) - 1));
 	memset(buf, 0, sizeof(buf));
 	if (find_dn(c, l->uid, l->dn, sizeof(l->dn), e) != 0)
 		goto fail;

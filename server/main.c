@@ -38,6 +38,7 @@ usage(FILE *f)
 	    "  -c FILE        configuration (default /etc/privd/privd.yaml)\n"
 	    "  -l HOST:PORT   listen here instead of http.listen\n"
 	    "  -L URI         use this LDAP URI instead of ldap.uri\n"
+	    "  -W URI         send writes to this URI instead of ldap.write_uri\n"
 	    "  -d             debug logging\n");
 }
 
@@ -178,7 +179,7 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *path = "/etc/privd/privd.yaml", *listen = NULL, *uri = NULL;
-	const char *import = NULL;
+	const char *import = NULL, *wuri = NULL;
 	const char *offset;
 	int ch, check = 0, dry_run = 0, check_ledger = 0, sig, rc = 1;
 	struct cfg *c = NULL;
@@ -187,11 +188,12 @@ main(int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], "hash-key") == 0)
 		return hash_key(argc, argv);
-	while ((ch = getopt_long(argc, argv, "c:l:L:dh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "c:l:L:W:dh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'c': path = optarg; break;
 		case 'l': listen = optarg; break;
 		case 'L': uri = optarg; break;
+		case 'W': wuri = optarg; break;
 		case 'd': log_set_debug(1); break;
 		case 'C': check = 1; break;
 		case 'I': import = optarg; break;
@@ -221,6 +223,11 @@ main(int argc, char **argv)
 	if (uri != NULL) {
 		free(c->ldap_uri);
 		if ((c->ldap_uri = strdup(uri)) == NULL)
+			goto done;
+	}
+	if (wuri != NULL) {
+		free(c->write_uri);
+		if ((c->write_uri = strdup(wuri)) == NULL)
 			goto done;
 	}
 	if (check) {

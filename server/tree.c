@@ -271,7 +271,7 @@ open_view(const struct cfg *c, enum tree_side side, const char *path,
 		return -1;
 	if (*path == '\0')
 		return err_set(e, ERR_INVALID, 0, "path", "path: the root cannot be changed");
-	if (ldapc_open(c, who, password, ld, e) != 0)
+	if (ldapc_open_write(c, who, password, ld, e) != 0)
 		return -1;
 	if (read_view(*ld, c, side, v, e) != 0)
 		return -1;
