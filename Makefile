@@ -34,7 +34,7 @@ UNIT_BIN = $(UNIT_SRC:tests/%.c=$(B)/tests/%)
 INTEG_SRC = $(wildcard tests/integration/test_*.c)
 INTEG_BIN = $(INTEG_SRC:tests/integration/%.c=$(B)/tests/integration/%)
 
-.PHONY: all deps check unit integration asan fuzz run clean
+.PHONY: all deps check unit integration asan fuzz bench run clean
 all: $(PRIVD) $(PRIVCTL)
 
 deps:
@@ -105,6 +105,11 @@ fuzz:
 			{ tail -60 build/fuzz/$$t.log; exit 1; }; \
 		grep -E "^stat::number_of_executed_units|^stat::new_units_added" build/fuzz/$$t.log; \
 	done
+
+# side-by-side measurements (bench/README.md); a few minutes
+bench: all
+	@deploy/deps.sh --bench
+	@bench/run.sh
 
 run:
 	@deploy/deps.sh

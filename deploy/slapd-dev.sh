@@ -6,6 +6,7 @@
 #                                   load deploy/base.ldif, write DIR/port
 #   slapd-dev.sh stop DIR           stop it (the directory is left alone)
 #   slapd-dev.sh restart DIR        start again on the same port and data
+#   slapd-dev.sh init DIR [LDIF...]  slapadd base.ldif and the files, then start
 #   slapd-dev.sh start-consumer DIR PROVIDER_PORT [PORT]
 #                                   a read-only replica of that slapd (syncrepl)
 #
@@ -121,6 +122,26 @@ start|start-consumer)
 	ldapadd -x -H "ldap://127.0.0.1:$port/" -D cn=admin,dc=example,dc=edu -w secret \
 		-f "$here/base.ldif" > "$dir/base.log" 2>&1 ||
 		{ echo "slapd-dev: loading base.ldif failed:" >&2; cat "$dir/base.log" >&2; exit 1; }
+	echo "$port"
+	;;
+init)
+	# offline: slapadd base.ldif and the LDIF files given, then start (benchmarks)
+	shift 2
+	mkdir -p "$dir"
+	write_conf
+	/usr/sbin/slapadd -q -f "$dir/slapd.conf" -l "$here/base.ldif" > "$dir/slapadd.log" 2>&1
+	for f in "$@"; do
+		/usr/sbin/slapadd -q -f "$dir/slapd.conf" -l "$f" >> "$dir/slapadd.log" 2>&1 ||
+			{ echo "slapd-dev: slapadd $f failed:" >&2; tail -5 "$dir/slapadd.log" >&2; exit 1; }
+	done
+	tries=0
+	while :; do
+		port=$(( 20000 + $(od -An -N2 -tu2 /dev/urandom) % 12000 ))
+		if port_free "$port" && start_on "$port"; then break; fi
+		tries=$((tries + 1))
+		[ $tries -lt 20 ] || { echo "slapd-dev: no free port found" >&2; exit 1; }
+	done
+	echo "$port" > "$dir/port"
 	echo "$port"
 	;;
 restart)

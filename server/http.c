@@ -213,7 +213,6 @@ basic(struct req *r, const char *h, struct login *l, enum MHD_Result *ret)
 
 	memset(&e, 0, sizeof(e));
 	if (login_basic(cfg, h, r->addr, l, &e) == 0) {
-		r->login = l;
 		r->actor = l->uid;
 		return 0;
 	}
@@ -236,21 +235,29 @@ http_query(struct req *r, const char *name)
 	return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
+/* Whether r's segments match pattern ('*' is one non-empty segment). */
 static int
 match(const char *pattern, struct req *r)
 {
-	char buf[256];
-	char *save = NULL, *seg;
-	int i = 0;
+	const char *p = pattern + 1;
+	int i;
 
-	snprintf(buf, sizeof(buf), "%s", pattern);
-	for (seg = strtok_r(buf, "/", &save); seg; seg = strtok_r(NULL, "/", &save), i++) {
-		if (i >= r->nparts)
+	for (i = 0; i < r->nparts; i++) {
+		const char *end = strchr(p, '/');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+
+		if (*p == '\0' && n == 0)
+			return 0;	/* the pattern ended first */
+		if (n == 1 && *p == '*') {
+			if (r->part[i][0] == '\0')
+				return 0;
+		} else if (strlen(r->part[i]) != n || memcmp(r->part[i], p, n) != 0)
 			return 0;
-		if (strcmp(seg, "*") == 0 ? r->part[i][0] == '\0' : strcmp(seg, r->part[i]) != 0)
-			return 0;
+		if (end == NULL)
+			return i == r->nparts - 1;
+		p = end + 1;
 	}
-	return i == r->nparts;
+	return 0;
 }
 
 static enum MHD_Result
@@ -304,8 +311,17 @@ dispatch(struct req *r, const char *url, struct conn_ctx *cx)
 		if (h != NULL && strncmp(h, "Basic ", 6) == 0 && need == SCOPE_ADMIN) {
 			enum MHD_Result ret;
 
-			if (basic(r, h, &r->login_buf, &ret) != 0)
+			struct login *l = malloc(sizeof(*l));
+
+			if (l == NULL)
+				return http_error(r, 500, "internal", NULL, "out of memory");
+			if (basic(r, h, l, &ret) != 0) {
+				explicit_bzero(l, sizeof(*l));
+				free(l);
 				return ret;
+			}
+			/* freed, wiped, by on_request once the answer is queued */
+			r->login = l;
 			return routes[i].fn(r);
 		}
 		if ((r->key = auth_bearer(cfg, h)) == NULL) {
@@ -390,8 +406,11 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
 	cx->status = r.status;
 	snprintf(cx->method, sizeof(cx->method), "%s", method);
 	snprintf(cx->actor, sizeof(cx->actor), "%s", r.actor ? r.actor : "-");
-	/* no password outlives its request */
-	explicit_bzero(&r.login_buf, sizeof(r.login_buf));
+	if (r.login != NULL) {
+		/* no password outlives its request */
+		explicit_bzero((struct login *)r.login, sizeof(*r.login));
+		free((struct login *)r.login);
+	}
 	if (r.addr[0] == '\0')
 		client_addr(&r);
 	snprintf(cx->addr, sizeof(cx->addr), "%s", r.addr);
@@ -520,7 +539,7 @@ http_start(const struct cfg *c, struct err *e)
 	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)c->threads,
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)c->conn_timeout_s,
 	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)c->conn_limit,
-	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)16 * 1024,
 	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
 	    MHD_OPTION_UNESCAPE_CALLBACK, on_unescape, NULL,
 	    cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, cert,

@@ -23,7 +23,6 @@ struct req {
 	const struct login *login;	/* an administrator by HTTP Basic, or NULL */
 	const char *actor;	/* the key's name or the login's uid */
 	char addr[64];		/* the client's address */
-	struct login login_buf;	/* what login points at */
 	char *part[HTTP_MAX_PARTS];	/* path segments */
 	int nparts;
 	int status;		/* set by the send functions */

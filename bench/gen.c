@@ -1,0 +1,129 @@
+/*
+ * gen.c - a synthetic directory at the scale of a big university, as LDIF
+ * for slapadd: trees 5 deep (484 reasons, 1705 organisations), CELLS cells,
+ * 5 grants per cell, ACCOUNTS accounts with 2 memberships each in cells of
+ * leaf reasons. Deterministic (a fixed seed).
+ * Usage: gen ACCOUNTS CELLS > big.ldif
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BASE "ou=privileges,dc=example,dc=edu"
+#define PEOPLE "ou=people,dc=example,dc=edu"
+
+static unsigned long long seed = 88172645463325252ULL;
+
+static unsigned
+rnd(unsigned n)
+{
+	seed ^= seed << 13;
+	seed ^= seed >> 7;
+	seed ^= seed << 17;
+	return (unsigned)(seed % n);
+}
+
+/* A set of cell names, so no name is made twice. */
+#define SET 65536
+static char *set[SET];
+
+static int
+seen(const char *s)
+{
+	unsigned h = 2166136261u;
+	const char *p;
+
+	for (p = s; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	for (h %= SET; set[h]; h = (h + 1) % SET)
+		if (strcmp(set[h], s) == 0)
+			return 1;
+	set[h] = strdup(s);
+	return 0;
+}
+
+/* Node paths of a tree: fan[d] children per node at depth d. */
+static char **paths;
+static int npaths;
+
+static void
+tree(const char *prefix, const char *name, const int *fan, int depth, const char *ou,
+    const char *cls, char *dnsuffix)
+{
+	char path[256], dn[1024];
+	int i;
+
+	if (depth == 5)
+		return;
+	for (i = 0; i < fan[depth]; i++) {
+		snprintf(path, sizeof(path), "%s%s%s%d", prefix, *prefix ? "/" : "", name, i);
+		snprintf(dn, sizeof(dn), "cn=%s%d,%s", name, i, dnsuffix);
+		printf("dn: %s\nobjectClass: %s\ncn: %s%d\n\n", dn, cls, name, i);
+		paths = realloc(paths, (npaths + 1) * sizeof(*paths));
+		paths[npaths++] = strdup(path);
+		tree(path, name, fan, depth + 1, ou, cls, dn);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	static const int rfan[5] = { 4, 3, 3, 3, 3 }, ofan[5] = { 5, 4, 4, 4, 4 };
+	char **reasons, **orgs, **leaves, **cells, name[600];
+	int nreasons, norgs, nleaves = 0, ncells, i, accounts, want;
+	char rs[128];
+
+	if (argc != 3)
+		return 2;
+	accounts = atoi(argv[1]);
+	want = atoi(argv[2]);
+	snprintf(rs, sizeof(rs), "ou=reasons,%s", BASE);
+	tree("", "r", rfan, 0, "reasons", "privReason", rs);
+	reasons = paths;
+	nreasons = npaths;
+	paths = NULL;
+	npaths = 0;
+	snprintf(rs, sizeof(rs), "ou=organisations,%s", BASE);
+	tree("", "o", ofan, 0, "organisations", "privOrganisation", rs);
+	orgs = paths;
+	norgs = npaths;
+	leaves = calloc(nreasons, sizeof(*leaves));
+	for (i = 0; i < nreasons; i++) {
+		int depth = 1;
+
+		for (const char *p = reasons[i]; *p; p++)
+			depth += *p == '/';
+		if (depth == 5)
+			leaves[nleaves++] = reasons[i];
+	}
+	/* half the cells on leaf reasons (members go there), half anywhere */
+	cells = calloc(want, sizeof(*cells));
+	for (ncells = 0; ncells < want; ncells++) {
+		const char *r, *o;
+
+		do {
+			r = ncells % 2 ? reasons[rnd(nreasons)] : leaves[rnd(nleaves)];
+			o = ncells % 50 == 1 ? "" : orgs[rnd(norgs)];
+			snprintf(name, sizeof(name), "%s@%s", r, o);
+		} while (seen(name));
+		cells[ncells] = strdup(name);
+		printf("dn: cn=%s,ou=cells,%s\nobjectClass: privCell\ncn: %s\n"
+		    "privCellReason: %.*s\n", name, BASE, name, (int)(strchr(name, '@') - name), name);
+		if (*o)
+			printf("privCellOrganisation: %s\n", o);
+		printf("privGrant: print.pages=%u\nprivGrant: printer.access+=p%u\n"
+		    "privGrant: print.colour=%s\nprivGrant: login.max_sessions=%u\n"
+		    "privGrant: login.hosts+=h%u\n\n", 100 + rnd(900), rnd(50),
+		    rnd(4) ? "false" : "true", 1 + rnd(5), rnd(30));
+	}
+	for (i = 0; i < accounts; i++) {
+		int a = 2 * rnd(want / 2), b = 2 * rnd(want / 2);
+
+		if (b == a)
+			b = (a + 2) % want;
+		printf("dn: uid=u%06d,%s\nobjectClass: account\nobjectClass: privAccount\n"
+		    "uid: u%06d\nprivMembership: cn=%s,ou=cells,%s\nprivMembership: cn=%s,ou=cells,%s\n\n",
+		    i, PEOPLE, i, cells[a], BASE, cells[b], BASE);
+	}
+	return 0;
+}

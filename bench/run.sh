@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# run.sh - make bench: privd measured side by side with its ceiling and its
+# alternatives in one run, on private slapd instances; prints one table.
+# Ratios are what count on a small, noisy machine; absolute numbers are context.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+B=${B:-build/release}
+D=${BENCH_TIME:-5}
+dir=$(mktemp -d /tmp/privd-bench.XXXXXX)
+R=dev-read-4d1c8e27b9 C=dev-charge-93fa06d2c1 A=dev-admin-5be71f0a48
+pids=""
+cleanup() {
+	for p in $pids; do kill "$p" 2>/dev/null || true; done
+	deploy/slapd-dev.sh stop "$dir/small" 2>/dev/null || true
+	deploy/slapd-dev.sh stop "$dir/big" 2>/dev/null || true
+	rm -rf "$dir"
+}
+trap cleanup EXIT INT TERM
+
+free_port() {
+	while :; do
+		p=$(( 20000 + $(od -An -N2 -tu2 /dev/urandom) % 12000 ))
+		(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
+	done
+}
+wait_ready() {
+	for _ in $(seq 1 600); do curl -sf "$1/readyz" >/dev/null && return 0; sleep 0.02; done
+	echo "bench: $1 did not become ready" >&2; exit 1
+}
+# requests/s of a wrk run (2xx and 3xx only)
+wrk_rps() {
+	out=$(wrk "$@")
+	n=$(echo "$out" | awk '/requests in/ {print $1}')
+	bad=$(echo "$out" | awk '/Non-2xx/ {print $NF}')
+	echo "$n ${bad:-0} $D" | awk '{printf "%.0f", ($1 - $2) / $3}'
+}
+start_privd() {	# LDAP_PORT HTTP_PORT LOG
+	"$B/../../server/privd" -c config/dev.yaml -L "ldap://127.0.0.1:$1/" -l "127.0.0.1:$2" \
+		> "$3" 2>&1 &
+	pids="$pids $!"
+	echo $!
+}
+ratio() { echo "$1 $2" | awk '{ printf "%.2f", ($2 > 0 ? $1 / $2 : 0) }'; }
+verdict() { echo "$1 $2 $3" | awk '{ if (($3 == "min" && $1 >= $2) || ($3 == "max" && $1 <= $2)) print "pass"; else print "FAIL" }'; }
+
+for f in ceiling ldapread charge propagate latency gen; do
+	cc -std=c11 -Wall -Wextra -Werror -O2 -g -D_GNU_SOURCE -o "$dir/$f" "bench/$f.c" \
+		-lmicrohttpd -lldap -llber -lcurl -lpthread
+done
+privd=server/privd
+[ -x "$privd" ] || { echo "bench: build privd first (make)" >&2; exit 1; }
+
+# --- the small directory: the demo-sized model plus bench accounts
+lp=$(deploy/slapd-dev.sh start "$dir/small")
+hp=$(free_port)
+pid=$("$top/$privd" -c config/dev.yaml -L "ldap://127.0.0.1:$lp/" -l "127.0.0.1:$hp" \
+	> "$dir/privd.log" 2>&1 & echo $!)
+pids="$pids $pid"
+U=http://127.0.0.1:$hp
+wait_ready "$U"
+{
+	printf 'reasons: { bench: { load: {}, read: {} }, prop: { a: {}, b: {}, c: {} } }\n'
+	printf 'organisations: { lab: { cse: {} } }\n'
+	printf 'grants:\n  "bench/load@": { print.pages: 1000000000 }\n'
+	printf '  "bench@lab": { printer.access: [+lab-laser], print.colour: true }\n'
+	printf '  "bench/read@lab/cse": { print.pages: 300, login.hosts: [+cse-lab] }\n'
+	printf '  "prop/a@": { print.pages: 1 }\n  "prop/b@": { print.pages: 7 }\n'
+	printf '  "prop/c@": { print.pages: 9 }\n'
+	printf 'accounts:\n  reader: [bench/read@lab/cse, bench/load@lab]\n  prop: [prop/a@]\n'
+	for i in $(seq 0 99); do printf '  bench%03d: [bench/load@]\n' "$i"; done
+} > "$dir/model.yaml"
+curl -sf -H "Authorization: Bearer $A" --data-binary @"$dir/model.yaml" "$U/v1/import" > /dev/null
+path=/v1/accounts/reader/privileges
+size=$(curl -s -H "Authorization: Bearer $R" "$U$path" | wc -c)
+
+# 1. reads against the ceiling, same size, same threads, same load
+cp=$(free_port)
+"$dir/ceiling" "$cp" "$size" 2 & pids="$pids $!"
+sleep 0.3
+ceil=$(wrk_rps -t2 -c64 -d"${D}s" "http://127.0.0.1:$cp$path")
+reads=$(wrk_rps -t2 -c64 -d"${D}s" -H "Authorization: Bearer $R" "$U$path")
+# 2. the same answer from LDAP per request, 8 at a time
+ldapr=$("$dir/ldapread" "ldap://127.0.0.1:$lp/" cn=privd,dc=example,dc=edu privd-dev-secret \
+	ou=people,dc=example,dc=edu ou=cells,ou=privileges,dc=example,dc=edu reader "$D" 8 each)
+ldapor=$("$dir/ldapread" "ldap://127.0.0.1:$lp/" cn=privd,dc=example,dc=edu privd-dev-secret \
+	ou=people,dc=example,dc=edu ou=cells,ou=privileges,dc=example,dc=edu reader "$D" 8 or)
+# 3. charges through privd against raw slapd doing the same modify, 8 at a time
+charges=$(KEY=$C wrk_rps -t2 -c8 -d"${D}s" -s bench/charge.lua "$U")
+raw=$("$dir/charge" "ldap://127.0.0.1:$lp/" cn=privd,dc=example,dc=edu privd-dev-secret \
+	ou=usage,ou=privileges,dc=example,dc=edu 100 "$D" 8)
+# 4. propagation of 200 grant changes and 200 membership changes
+read -r pg50 pg99 < <("$dir/propagate" grant "ldap://127.0.0.1:$lp/" cn=admin,dc=example,dc=edu \
+	secret ou=privileges,dc=example,dc=edu ou=people,dc=example,dc=edu "$U" "$R" 200)
+read -r pm50 pm99 < <("$dir/propagate" membership "ldap://127.0.0.1:$lp/" cn=admin,dc=example,dc=edu \
+	secret ou=privileges,dc=example,dc=edu ou=people,dc=example,dc=edu "$U" "$R" 200)
+# 5. latency at half the measured peak
+half=$((reads / 2))
+read -r l50 l99 _ < <("$dir/latency" "$hp" "$path" "$R" "$half" "$D" 16)
+
+# --- the big directory: 100k accounts, 10k cells, 50k grants, 200k memberships
+"$dir/gen" 100000 10000 > "$dir/big.ldif"
+bp=$(deploy/slapd-dev.sh init "$dir/big" "$dir/big.ldif")
+hb=$(free_port)
+t0=$(date +%s.%N)
+bpid=$("$top/$privd" -c config/dev.yaml -L "ldap://127.0.0.1:$bp/" -l "127.0.0.1:$hb" \
+	> "$dir/privd-big.log" 2>&1 & echo $!)
+pids="$pids $bpid"
+wait_ready "http://127.0.0.1:$hb"
+load=$(echo "$(date +%s.%N) $t0" | awk '{ printf "%.2f", $1 - $2 }')
+rss=$(awk '/VmRSS/ { printf "%.0f", $2 / 1024 }' "/proc/$bpid/status")
+bigreads=$(wrk_rps -t2 -c64 -d"${D}s" -H "Authorization: Bearer $R" \
+	"http://127.0.0.1:$hb/v1/accounts/u000042/privileges")
+
+r1=$(ratio "$reads" "$ceil"); r2=$(ratio "$reads" "$ldapr"); r3=$(ratio "$charges" "$raw")
+r2b=$(ratio "$reads" "$ldapor")
+r4=$(ratio "$bigreads" "$reads")
+printf '\nprivd benchmark (%s s per measurement; %s cores; %s)\n\n' "$D" "$(nproc)" "$(date -u +%Y-%m-%d)"
+printf '%-44s %-28s %-12s %s\n' measurement result target verdict
+printf '%-44s %-28s %-12s %s\n' "reads vs minimal MHD ceiling ($size B body)" "$r1 ($reads / $ceil req/s)" ">= 0.90" "$(verdict "$r1" 0.90 min)"
+printf '%-44s %-28s %-12s %s\n' "reads vs LDAP per request, a search per cell" "${r2}x ($reads / $ldapr)" ">= 20x" "$(verdict "$r2" 20 min)"
+printf '%-44s %-28s %-12s %s\n' "reads vs LDAP per request, one OR search" "${r2b}x ($reads / $ldapor)" "(context)" "-"
+printf '%-44s %-28s %-12s %s\n' "charges vs raw slapd modify (8 at a time)" "$r3 ($charges / $raw /s)" ">= 0.70" "$(verdict "$r3" 0.70 min)"
+printf '%-44s %-28s %-12s %s\n' "100k accounts: snapshot load" "$load s" "<= 3 s" "$(verdict "$load" 3 max)"
+printf '%-44s %-28s %-12s %s\n' "100k accounts: resident memory" "$rss MB" "<= 300 MB" "$(verdict "$rss" 300 max)"
+printf '%-44s %-28s %-12s %s\n' "100k accounts: reads vs small directory" "$r4 ($bigreads req/s)" ">= 0.90" "$(verdict "$r4" 0.90 min)"
+printf '%-44s %-28s %-12s %s\n' "grant change to API, p50 / p99 (200)" "$pg50 / $pg99 ms" "p99 <= 100" "$(verdict "$pg99" 100 max)"
+printf '%-44s %-28s %-12s %s\n' "membership change to API, p50 / p99 (200)" "$pm50 / $pm99 ms" "p99 <= 100" "$(verdict "$pm99" 100 max)"
+printf '%-44s %-28s %-12s %s\n' "read latency at half peak ($half req/s)" "p50 $l50 / p99 $l99 ms" "(context)" "-"
