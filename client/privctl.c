@@ -164,21 +164,29 @@ cmd_grant(struct rest *r, int argc, char **argv)
 	    json_pack("{s:s, s:o}", "cell", argv[0], "grants", g));
 }
 
+/* DELETE route?k1=v1&k2=v2 (values escaped) as a write. */
+static int
+delete_call(struct rest *r, const char *route, const char *k1, const char *v1,
+    const char *k2, const char *v2, const char *what)
+{
+	char *a = esc(v1), *b = esc(v2), *path;
+	int rc;
+
+	if (asprintf(&path, "%s?%s=%s&%s=%s%s", route, k1, a, k2, b,
+	    dry_run ? "&dry_run=1" : "") < 0)
+		path = NULL;
+	rc = path ? write_call(r, "DELETE", path, what, NULL) : EXIT_DOWN;
+	free(path);
+	free(a);
+	free(b);
+	return rc;
+}
+
 static int
 cmd_revoke(struct rest *r, int argc, char **argv)
 {
-	char *c = esc(argv[0]), *p = esc(argv[1]), *path;
-	int rc;
-
 	(void)argc;
-	if (asprintf(&path, "/v1/grants?cell=%s&privilege=%s%s", c, p,
-	    dry_run ? "&dry_run=1" : "") < 0)
-		path = NULL;
-	rc = path ? write_call(r, "DELETE", path, "revoke", NULL) : EXIT_DOWN;
-	free(path);
-	free(c);
-	free(p);
-	return rc;
+	return delete_call(r, "/v1/grants", "cell", argv[0], "privilege", argv[1], "revoke");
 }
 
 static int
@@ -192,18 +200,8 @@ cmd_add(struct rest *r, int argc, char **argv)
 static int
 cmd_remove(struct rest *r, int argc, char **argv)
 {
-	char *a = esc(argv[0]), *c = esc(argv[1]), *path;
-	int rc;
-
 	(void)argc;
-	if (asprintf(&path, "/v1/memberships?account=%s&cell=%s%s", a, c,
-	    dry_run ? "&dry_run=1" : "") < 0)
-		path = NULL;
-	rc = path ? write_call(r, "DELETE", path, "remove", NULL) : EXIT_DOWN;
-	free(path);
-	free(a);
-	free(c);
-	return rc;
+	return delete_call(r, "/v1/memberships", "account", argv[0], "cell", argv[1], "remove");
 }
 
 static int

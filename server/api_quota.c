@@ -82,6 +82,40 @@ bad(struct req *r, const struct err *e)
 	return http_error(r, 400, "bad_request", e->key, "%s", e->msg);
 }
 
+/* The quota of the path and the body's object; answers an error itself. */
+static json_t *
+start(struct req *r, const char *const *allowed, struct quota_req *q,
+    enum MHD_Result *ret)
+{
+	struct err e;
+	json_t *o;
+
+	memset(&e, 0, sizeof(e));
+	if (quota_of(r, q, ret) != 0)
+		return NULL;
+	if ((o = body_object(r->body, r->len, allowed, &e)) == NULL)
+		*ret = bad(r, &e);
+	return o;
+}
+
+static enum MHD_Result refused(struct req *, const struct quota_req *,
+    const struct quota_res *, const struct err *);
+static enum MHD_Result done(struct req *, const struct quota_req *,
+    const struct quota_res *, const char *, const char *, int);
+static void audit(const struct req *, const struct quota_req *, const char *,
+    const char *, const struct quota_res *, int, const struct err *);
+
+/* After a write: the connection back, the audit line, the answer. */
+static enum MHD_Result
+finish(struct req *r, LDAP *ld, const struct quota_req *q, const char *what,
+    const char *rid, const char *amount_name, int rc, const struct quota_res *res,
+    const struct err *e)
+{
+	ldpool_put(ld, e->code == ERR_UNAVAILABLE);
+	audit(r, q, what, rid, res, rc, e);
+	return rc == 0 ? done(r, q, res, rid, amount_name, 1) : refused(r, q, res, e);
+}
+
 /* Answers a refused or failed write. */
 static enum MHD_Result
 refused(struct req *r, const struct quota_req *q, const struct quota_res *res,
@@ -190,10 +224,8 @@ api_charge(struct req *r)
 	int rc, partial = 0;
 
 	memset(&e, 0, sizeof(e));
-	if (quota_of(r, &q, &ret) != 0)
+	if ((o = start(r, allowed, &q, &ret)) == NULL)
 		return ret;
-	if ((o = body_object(r->body, r->len, allowed, &e)) == NULL)
-		return bad(r, &e);
 	if (body_bool(o, "partial", &partial, &e) != 0 ||
 	    body_id(o, "request_id", 0, &rid, &e) != 0 ||
 	    body_int(o, "amount", 1, QUOTA_AMOUNT_MAX, -1, &amount, &e) != 0 ||
@@ -207,9 +239,7 @@ api_charge(struct req *r)
 		return ret;
 	}
 	rc = quota_charge(ld, &q, rid, amount, partial, meta, &res, &e);
-	ldpool_put(ld, e.code == ERR_UNAVAILABLE);
-	audit(r, &q, "charge", rid, &res, rc, &e);
-	ret = rc == 0 ? done(r, &q, &res, rid, "charged", 1) : refused(r, &q, &res, &e);
+	ret = finish(r, ld, &q, "charge", rid, "charged", rc, &res, &e);
 	free(meta);
 	json_decref(o);
 	return ret;
@@ -230,10 +260,8 @@ api_refund(struct req *r)
 	int rc;
 
 	memset(&e, 0, sizeof(e));
-	if (quota_of(r, &q, &ret) != 0)
+	if ((o = start(r, allowed, &q, &ret)) == NULL)
 		return ret;
-	if ((o = body_object(r->body, r->len, allowed, &e)) == NULL)
-		return bad(r, &e);
 	if (body_id(o, "request_id", 0, &rid, &e) != 0 ||
 	    body_id(o, "charge_id", 0, &cid, &e) != 0 ||
 	    body_int(o, "amount", 1, QUOTA_AMOUNT_MAX, -1, &amount, &e) != 0) {
@@ -245,12 +273,7 @@ api_refund(struct req *r)
 		return ret;
 	}
 	rc = quota_refund(ld, &q, rid, cid, amount, &res, &e);
-	ldpool_put(ld, e.code == ERR_UNAVAILABLE);
-	audit(r, &q, "refund", rid, &res, rc, &e);
-	if (rc == 0) {
-		ret = done(r, &q, &res, rid, "refunded", 1);
-	} else
-		ret = refused(r, &q, &res, &e);
+	ret = finish(r, ld, &q, "refund", rid, "refunded", rc, &res, &e);
 	json_decref(o);
 	return ret;
 }
@@ -271,10 +294,8 @@ api_hold(struct req *r)
 	int rc;
 
 	memset(&e, 0, sizeof(e));
-	if (quota_of(r, &q, &ret) != 0)
+	if ((o = start(r, allowed, &q, &ret)) == NULL)
 		return ret;
-	if ((o = body_object(r->body, r->len, allowed, &e)) == NULL)
-		return bad(r, &e);
 	if (body_id(o, "request_id", 0, &rid, &e) != 0 ||
 	    body_int(o, "amount", 1, QUOTA_AMOUNT_MAX, -1, &amount, &e) != 0 ||
 	    body_int(o, "ttl_s", 1, QUOTA_TTL_MAX, 600, &ttl, &e) != 0 ||
@@ -288,9 +309,7 @@ api_hold(struct req *r)
 		return ret;
 	}
 	rc = quota_hold(ld, &q, rid, amount, (long)ttl, meta, &res, &e);
-	ldpool_put(ld, e.code == ERR_UNAVAILABLE);
-	audit(r, &q, "hold", rid, &res, rc, &e);
-	ret = rc == 0 ? done(r, &q, &res, rid, "amount", 1) : refused(r, &q, &res, &e);
+	ret = finish(r, ld, &q, "hold", rid, "amount", rc, &res, &e);
 	free(meta);
 	json_decref(o);
 	return ret;
@@ -365,10 +384,8 @@ api_credit(struct req *r)
 	int rc;
 
 	memset(&e, 0, sizeof(e));
-	if (quota_of(r, &q, &ret) != 0)
+	if ((o = start(r, allowed, &q, &ret)) == NULL)
 		return ret;
-	if ((o = body_object(r->body, r->len, allowed, &e)) == NULL)
-		return bad(r, &e);
 	if (body_id(o, "request_id", 0, &rid, &e) != 0 ||
 	    body_int(o, "amount", 1, QUOTA_AMOUNT_MAX, -1, &amount, &e) != 0 ||
 	    body_str(o, "reason", 512, 0, &reason, &e) != 0 ||
@@ -384,9 +401,7 @@ api_credit(struct req *r)
 	if ((ld = conn(r, &ret)) == NULL)
 		goto out;
 	rc = quota_credit(ld, &q, rid, amount, reason, period, &res, &e);
-	ldpool_put(ld, e.code == ERR_UNAVAILABLE);
-	audit(r, &q, "credit", rid, &res, rc, &e);
-	ret = rc == 0 ? done(r, &q, &res, rid, "credited", 1) : refused(r, &q, &res, &e);
+	ret = finish(r, ld, &q, "credit", rid, "credited", rc, &res, &e);
 out:
 	json_decref(o);
 	return ret;
