@@ -100,7 +100,8 @@ api_tree(struct req *r)
 		snap_leave(t);
 		return http_json(r, 500, NULL);
 	}
-	memcpy(paths, reasons ? s->reasons : s->orgs, n * sizeof(*paths));
+	if (n > 0)
+		memcpy(paths, reasons ? s->reasons : s->orgs, n * sizeof(*paths));
 	qsort(paths, n, sizeof(*paths), by_name);
 	/* keys borrowed from the snapshot: it stays entered until the answer is built */
 	for (i = 0; i < s->ncells; i++)

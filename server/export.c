@@ -121,7 +121,8 @@ sorted_tree(yaml_emitter_t *em, const char *key, char *const *src, size_t n)
 
 	if (paths == NULL)
 		return 0;
-	memcpy(paths, src, n * sizeof(*paths));
+	if (n > 0)
+		memcpy(paths, src, n * sizeof(*paths));
 	qsort(paths, n, sizeof(*paths), by_name);
 	ok = scalar(em, key, 0) && tree(em, paths, n, "", 0);
 	free(paths);

@@ -277,6 +277,8 @@ resolve_combine(const struct cfg *c, int priv, const struct snap_mres *const *m,
 	for (k = 0; k < nm; k++) {
 		const struct snap_pval *pv = &m[k]->pv[priv];
 
+		if (pv->nallow == 0)
+			continue;	/* allow may be NULL then */
 		memcpy(out->elems + out->nelems, pv->allow, pv->nallow * sizeof(*pv->allow));
 		out->nelems += pv->nallow;
 	}

@@ -371,6 +371,24 @@ reason_leaves(void **state)
 	snap_free(s);
 }
 
+/* Rule 4 for sets when one membership grants no element (a regression:
+ * UBSan saw memcpy from NULL with a zero length). */
+static void
+rule4_set_union_with_an_empty_membership(void **state)
+{
+	const char *cells[] = { "student@|s+=x", "staff@|n=1", NULL };
+	const char *accts[] = { "both|staff/academic@|student/undergrad@", NULL };
+	struct snap *s = fx_snap(cfg, NULL, NULL, cells, accts);
+	struct resolve_val v;
+
+	(void)state;
+	v = value(s, "both", "s");
+	assert_int_equal(v.nelems, 1);
+	assert_string_equal(v.elems[0], "x");
+	resolve_val_clear(&v);
+	snap_free(s);
+}
+
 int
 main(void)
 {
@@ -391,6 +409,7 @@ main(void)
 		cmocka_unit_test(provenance_reasons),
 		cmocka_unit_test(bad_entries_are_skipped),
 		cmocka_unit_test(reason_leaves),
+		cmocka_unit_test(rule4_set_union_with_an_empty_membership),
 	};
 
 	return cmocka_run_group_tests_name("resolve", tests, fx_setup, fx_teardown);
