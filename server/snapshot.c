@@ -209,7 +209,8 @@ snap_build(const struct cfg *c, const struct snap_input *in, struct err *e)
 	if ((s->mres = calloc(nm ? nm : 1, sizeof(*s->mres))) == NULL)
 		goto fail;
 	if ((s->accounts = calloc(in->naccounts ? in->naccounts : 1,
-	    sizeof(*s->accounts))) == NULL)
+	    sizeof(*s->accounts))) == NULL ||
+	    (s->answers = calloc(in->naccounts ? in->naccounts : 1, sizeof(*s->answers))) == NULL)
 		goto fail;
 	for (i = 0; i < in->naccounts; i++) {
 		struct snap_account *a = &s->accounts[s->naccounts];
@@ -269,8 +270,11 @@ snap_free(struct snap *s)
 	for (i = 0; i < s->naccounts; i++) {
 		free(s->accounts[i].uid);
 		free(s->accounts[i].m);
+		if (s->answers)
+			free(atomic_load(&s->answers[i]));
 	}
 	free(s->accounts);
+	free(s->answers);
 	strmap_free(&s->reason_idx);
 	strmap_free(&s->org_idx);
 	strmap_free(&s->cell_by_name);

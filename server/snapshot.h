@@ -3,6 +3,7 @@
 #define PRIVD_SNAPSHOT_H
 
 #include <stddef.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -72,6 +73,9 @@ struct snap {
 	struct snap_account *accounts;
 	size_t naccounts;
 	struct strmap account_by_uid;
+	/* per account, its privileges answer serialised once (answer.c); each a
+	 * single malloc'd block, freed with the snapshot */
+	_Atomic(void *) *answers;
 
 	size_t skipped;		/* bad grants, cells, memberships left out */
 };

@@ -1,0 +1,210 @@
+/*
+ * answer.c - the privileges answer from the snapshot, built with jansson
+ * once per account and snapshot, then copied per request with the parts
+ * that change between snapshots (usage, staleness) spliced in. The hot
+ * read path of privd: no JSON building, no allocation but the answer.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "answer.h"
+#include "period.h"
+#include "resolve.h"
+#include "usage.h"
+
+/* One block: this header, then off[] and len[] per privilege, then text. */
+struct answer {
+	size_t nprivs;
+	size_t head;		/* text[0..head): {"account":..,"memberships":[..], */
+	size_t *off, *len;	/* each privilege's "name":{...  (a quota's without '}') */
+	long long *limit;	/* each quota's limit */
+	size_t total;
+	char *text;
+};
+
+/* A JSON value as compact text without its last character (an open object). */
+static char *
+dump_open(json_t *j)
+{
+	char *t = json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY);
+
+	json_decref(j);
+	if (t != NULL && *t)
+		t[strlen(t) - 1] = '\0';
+	return t;
+}
+
+static char *
+quoted(const char *s)
+{
+	json_t *j = json_string(s);
+	char *t = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
+
+	json_decref(j);
+	return t;
+}
+
+/* The fixed part of privilege p's value for a, as jansson would write it. */
+static json_t *
+value_json(const struct snap *s, const struct snap_account *a, int p, long long *limit)
+{
+	const struct cfg_priv *def = &s->cfg->privs[p];
+	struct resolve_val v;
+	json_t *o = NULL, *set;
+	size_t i;
+
+	if (resolve_combine(s->cfg, p, a->m, a->nm, &v) != 0)
+		return NULL;
+	switch (def->type) {
+	case PRIV_FLAG:
+		o = json_pack("{s:s, s:b}", "type", "flag", "value", (int)v.num);
+		break;
+	case PRIV_NUMBER:
+		o = json_pack("{s:s, s:I}", "type", "number", "value", (json_int_t)v.num);
+		break;
+	case PRIV_SET:
+		set = json_array();
+		for (i = 0; set && i < v.nelems; i++)
+			json_array_append_new(set, json_string(v.elems[i]));
+		o = json_pack("{s:s, s:o}", "type", "set", "value", set);
+		break;
+	case PRIV_QUOTA:
+		o = json_pack("{s:s, s:I}", "type", "quota", "limit", (json_int_t)v.num);
+		break;
+	}
+	*limit = v.num;
+	resolve_val_clear(&v);
+	return o;
+}
+
+static struct answer *
+build(const struct snap *s, const struct snap_account *a)
+{
+	size_t n = s->cfg->nprivs, i, k, total;
+	char **parts = calloc(2 * n + 1, sizeof(char *));
+	long long *lim = calloc(n + 1, sizeof(*lim));
+	struct answer *an = NULL;
+	json_t *m;
+	char *p;
+
+	if (parts == NULL || lim == NULL) {
+		free(parts);
+		free(lim);
+		return NULL;
+	}
+	m = json_array();
+	for (k = 0; m && k < a->nm; k++)
+		json_array_append_new(m, json_string(a->m[k]->cell));
+	parts[0] = dump_open(json_pack("{s:s, s:o}", "account", a->uid, "memberships", m));
+	total = parts[0] ? strlen(parts[0]) + 1 : 0;
+	for (i = 0; parts[0] && i < n; i++) {
+		json_t *v = value_json(s, a, (int)i, &lim[i]);
+
+		if (v == NULL || (parts[1 + 2 * i] = quoted(s->cfg->privs[i].name)) == NULL)
+			goto done;
+		/* a quota stays open for its usage; the others are whole */
+		parts[2 + 2 * i] = s->cfg->privs[i].type == PRIV_QUOTA ? dump_open(v) :
+		    json_dumps(v, JSON_COMPACT);
+		if (s->cfg->privs[i].type != PRIV_QUOTA)
+			json_decref(v);
+		if (parts[2 + 2 * i] == NULL)
+			goto done;
+		total += strlen(parts[1 + 2 * i]) + 1 + strlen(parts[2 + 2 * i]);
+	}
+	if (parts[0] == NULL)
+		goto done;
+	if ((an = malloc(sizeof(*an) + 2 * n * sizeof(size_t) + n * sizeof(long long) +
+	    total + 1)) == NULL)
+		goto done;
+	an->nprivs = n;
+	an->off = (size_t *)(an + 1);
+	an->len = an->off + n;
+	an->limit = (long long *)(an->len + n);
+	an->text = (char *)(an->limit + n);
+	memcpy(an->limit, lim, n * sizeof(*lim));
+	p = an->text;
+	p += sprintf(p, "%s,", parts[0]);
+	an->head = (size_t)(p - an->text);
+	for (i = 0; i < n; i++) {
+		an->off[i] = (size_t)(p - an->text);
+		p += sprintf(p, "%s:%s", parts[1 + 2 * i], parts[2 + 2 * i]);
+		an->len[i] = (size_t)(p - an->text) - an->off[i];
+	}
+	an->total = (size_t)(p - an->text);
+done:
+	for (i = 0; i < 2 * n + 1; i++)
+		free(parts[i]);
+	free(parts);
+	free(lim);
+	return an;
+}
+
+static const struct answer *
+cached(const struct snap *s, const struct snap_account *a)
+{
+	size_t idx = (size_t)(a - s->accounts);
+	void *have = atomic_load(&s->answers[idx]);
+	struct answer *an;
+
+	if (have != NULL)
+		return have;
+	if ((an = build(s, a)) == NULL)
+		return NULL;
+	/* another reader may have built it meanwhile: keep the first */
+	if (!atomic_compare_exchange_strong(&s->answers[idx], &have, an)) {
+		free(an);
+		return have;
+	}
+	return an;
+}
+
+char *
+answer_privileges(const struct snap *s, const struct snap_account *a, int stale)
+{
+	const struct answer *an = cached(s, a);
+	char period[PERIOD_KEY_MAX], *out, *p;
+	time_t now = period_now();
+	size_t i, nq = 0;
+
+	if (an == NULL)
+		return NULL;
+	for (i = 0; i < an->nprivs; i++)
+		nq += s->cfg->privs[i].type == PRIV_QUOTA;
+	/* each quota's usage: five numbers, a period or its error */
+	if ((out = malloc(an->total + nq * (160 + ERR_MSG_MAX * 2) + 64)) == NULL)
+		return NULL;
+	memcpy(out, an->text, an->head);
+	p = out + an->head;
+	p += sprintf(p, "\"stale\":%s,\"privileges\":{", stale ? "true" : "false");
+	for (i = 0; i < an->nprivs; i++) {
+		const struct cfg_priv *def = &s->cfg->privs[i];
+		struct err e;
+
+		if (i > 0)
+			*p++ = ',';
+		memcpy(p, an->text + an->off[i], an->len[i]);
+		p += an->len[i];
+		if (def->type != PRIV_QUOTA)
+			continue;
+		if (period_key(s->cfg, def->period, now, period, &e) == 0) {
+			struct usage_val u;
+			long long rem;
+
+			usage_get_for(a->uid, def->name, period, &u);
+			rem = an->limit[i] + u.credit - u.used;
+			p += sprintf(p, ",\"credit\":%lld,\"used\":%lld,\"held\":%lld,\"remaining\":%lld,"
+			    "\"period\":\"%s\"}", u.credit, u.used, u.held, rem > 0 ? rem : 0, period);
+		} else {
+			char *msg = quoted(e.msg);
+
+			p += sprintf(p, ",\"period\":null,\"period_error\":%s}", msg ? msg : "\"\"");
+			free(msg);
+		}
+	}
+	memcpy(p, "}}\n", 4);
+	return out;
+}

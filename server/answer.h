@@ -1,0 +1,16 @@
+/* answer.h - an account's privileges answer, serialised once per snapshot. */
+#ifndef PRIVD_ANSWER_H
+#define PRIVD_ANSWER_H
+
+#include "snapshot.h"
+
+/*
+ * The JSON of GET /v1/accounts/{uid}/privileges for account a of s, as a
+ * malloc'd, NUL-terminated string (the caller frees). Everything but the
+ * staleness and the quotas' usage is made once per snapshot and kept
+ * (s->answers); those are spliced in per request, so a read costs a copy,
+ * a few numbers and no JSON building. NULL when out of memory.
+ */
+char *answer_privileges(const struct snap *s, const struct snap_account *a, int stale);
+
+#endif
