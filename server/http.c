@@ -307,7 +307,8 @@ dispatch(struct req *r, const char *url, struct conn_ctx *cx)
 		const char *h = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
 		    MHD_HTTP_HEADER_AUTHORIZATION);
 
-		client_addr(r);
+		if (need == SCOPE_ADMIN)
+			client_addr(r);	/* for the admin's audit lines and login limits */
 		if (h != NULL && strncmp(h, "Basic ", 6) == 0 && need == SCOPE_ADMIN) {
 			enum MHD_Result ret;
 
@@ -404,16 +405,19 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
 		ret = dispatch(&r, url, cx);
 	}
 	cx->status = r.status;
-	snprintf(cx->method, sizeof(cx->method), "%s", method);
-	snprintf(cx->actor, sizeof(cx->actor), "%s", r.actor ? r.actor : "-");
+	if (r.status >= 400) {
+		/* what the audit line of a refusal needs, once the request is done */
+		snprintf(cx->method, sizeof(cx->method), "%s", method);
+		snprintf(cx->actor, sizeof(cx->actor), "%s", r.actor ? r.actor : "-");
+		if (r.addr[0] == '\0')
+			client_addr(&r);
+		snprintf(cx->addr, sizeof(cx->addr), "%s", r.addr);
+	}
 	if (r.login != NULL) {
 		/* no password outlives its request */
 		explicit_bzero((struct login *)r.login, sizeof(*r.login));
 		free((struct login *)r.login);
 	}
-	if (r.addr[0] == '\0')
-		client_addr(&r);
-	snprintf(cx->addr, sizeof(cx->addr), "%s", r.addr);
 	return ret;
 }
 
