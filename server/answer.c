@@ -13,7 +13,6 @@
 
 #include "answer.h"
 #include "period.h"
-#include "resolve.h"
 #include "usage.h"
 
 /* One block: this header, then off[] and len[] per privilege, then text. */
@@ -48,36 +47,32 @@ quoted(const char *s)
 	return t;
 }
 
-/* The fixed part of privilege p's value for a, as jansson would write it. */
-static json_t *
-value_json(const struct snap *s, const struct snap_account *a, int p, long long *limit)
+json_t *
+answer_value(const struct snap *s, const struct snap_account *a, int p,
+    struct resolve_val *v)
 {
-	const struct cfg_priv *def = &s->cfg->privs[p];
-	struct resolve_val v;
 	json_t *o = NULL, *set;
 	size_t i;
 
-	if (resolve_combine(s->cfg, p, a->m, a->nm, &v) != 0)
+	if (resolve_combine(s->cfg, p, a->m, a->nm, v) != 0)
 		return NULL;
-	switch (def->type) {
+	switch (s->cfg->privs[p].type) {
 	case PRIV_FLAG:
-		o = json_pack("{s:s, s:b}", "type", "flag", "value", (int)v.num);
+		o = json_pack("{s:s, s:b}", "type", "flag", "value", (int)v->num);
 		break;
 	case PRIV_NUMBER:
-		o = json_pack("{s:s, s:I}", "type", "number", "value", (json_int_t)v.num);
+		o = json_pack("{s:s, s:I}", "type", "number", "value", (json_int_t)v->num);
 		break;
 	case PRIV_SET:
 		set = json_array();
-		for (i = 0; set && i < v.nelems; i++)
-			json_array_append_new(set, json_string(v.elems[i]));
+		for (i = 0; set && i < v->nelems; i++)
+			json_array_append_new(set, json_string(v->elems[i]));
 		o = json_pack("{s:s, s:o}", "type", "set", "value", set);
 		break;
 	case PRIV_QUOTA:
-		o = json_pack("{s:s, s:I}", "type", "quota", "limit", (json_int_t)v.num);
+		o = json_pack("{s:s, s:I}", "type", "quota", "limit", (json_int_t)v->num);
 		break;
 	}
-	*limit = v.num;
-	resolve_val_clear(&v);
 	return o;
 }
 
@@ -102,7 +97,11 @@ build(const struct snap *s, const struct snap_account *a)
 	parts[0] = dump_open(json_pack("{s:s, s:o}", "account", a->uid, "memberships", m));
 	total = parts[0] ? strlen(parts[0]) + 1 : 0;
 	for (i = 0; parts[0] && i < n; i++) {
-		json_t *v = value_json(s, a, (int)i, &lim[i]);
+		struct resolve_val rv;
+		json_t *v = answer_value(s, a, (int)i, &rv);
+
+		lim[i] = rv.num;
+		resolve_val_clear(&rv);
 
 		if (v == NULL || (parts[1 + 2 * i] = quoted(s->cfg->privs[i].name)) == NULL)
 			goto done;

@@ -2,6 +2,9 @@
 #ifndef PRIVD_ANSWER_H
 #define PRIVD_ANSWER_H
 
+#include <jansson.h>
+
+#include "resolve.h"
 #include "snapshot.h"
 
 /*
@@ -12,5 +15,13 @@
  * a few numbers and no JSON building. NULL when out of memory.
  */
 char *answer_privileges(const struct snap *s, const struct snap_account *a, int stale);
+
+/*
+ * Privilege p's value for a without a quota's usage ({"type","value"} or
+ * {"type":"quota","limit"}), with the resolved value in v (the caller
+ * clears it). NULL when out of memory.
+ */
+json_t *answer_value(const struct snap *s, const struct snap_account *a, int p,
+    struct resolve_val *v);
 
 #endif

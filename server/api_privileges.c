@@ -43,30 +43,11 @@ priv_json(const struct snap *s, const struct snap_account *a, int p, int explain
     struct resolve_val *v)
 {
 	const struct cfg_priv *def = &s->cfg->privs[p];
-	json_t *o = NULL, *set;
+	json_t *o = answer_value(s, a, p, v);
 	char period[PERIOD_KEY_MAX];
 	struct err e;
-	size_t i;
 
-	if (resolve_combine(s->cfg, p, a->m, a->nm, v) != 0)
-		return NULL;
-	switch (def->type) {
-	case PRIV_FLAG:
-		o = json_pack("{s:s, s:b}", "type", "flag", "value", (int)v->num);
-		break;
-	case PRIV_NUMBER:
-		o = json_pack("{s:s, s:I}", "type", "number", "value", (json_int_t)v->num);
-		break;
-	case PRIV_SET:
-		set = json_array();
-		for (i = 0; set && i < v->nelems; i++)
-			json_array_append_new(set, json_string(v->elems[i]));
-		o = json_pack("{s:s, s:o}", "type", "set", "value", set);
-		break;
-	case PRIV_QUOTA:
-		o = json_pack("{s:s, s:I}", "type", "quota", "limit", (json_int_t)v->num);
-		if (o == NULL)
-			break;
+	if (o != NULL && def->type == PRIV_QUOTA) {
 		if (period_key(s->cfg, def->period, period_now(), period, &e) == 0) {
 			struct usage_val u;
 			long long rem;
@@ -82,7 +63,6 @@ priv_json(const struct snap *s, const struct snap_account *a, int p, int explain
 			json_object_set_new(o, "period", json_null());
 			json_object_set_new(o, "period_error", json_string(e.msg));
 		}
-		break;
 	}
 	if (o != NULL && explain)
 		json_object_set_new(o, "sources", sources(s, a, p, v));

@@ -88,22 +88,12 @@ static int
 search(LDAP *ld, const struct cfg *c, const char *base, int scope,
     const char *filter, char **attrs, LDAPMessage **res, struct err *e)
 {
-	struct timeval tv = { c->ldap_timeout_s, 0 };
-	int rc = ldap_search_ext_s(ld, base, scope, filter, attrs, 0, NULL, NULL,
-	    &tv, 0, res);
+	int rc = ldapc_search(ld, c, base, scope, filter, attrs, 0, res, e);
 
-	if (rc == LDAP_NO_SUCH_OBJECT) {
-		ldap_msgfree(*res);
-		*res = NULL;
+	if (rc == 1)
 		return err_set(e, ERR_INTERNAL, 0, NULL,
 		    "%s does not exist in the directory (create the privilege subtree first)", base);
-	}
-	if (rc != LDAP_SUCCESS) {
-		ldap_msgfree(*res);
-		*res = NULL;
-		return ldapc_fail(e, rc, "search");
-	}
-	return 0;
+	return rc;
 }
 
 static int

@@ -122,7 +122,8 @@ ldapc_search(LDAP *ld, const struct cfg *c, const char *base, int scope,
 	*res = NULL;
 	rc = ldap_search_ext_s(ld, base, scope, filter, attrs, 0, NULL, NULL, &tv,
 	    sizelimit, res);
-	if (rc == LDAP_SUCCESS || (rc == LDAP_SIZELIMIT_EXCEEDED && *res != NULL))
+	/* a limit asked for may cut the answer short; the server's own may not */
+	if (rc == LDAP_SUCCESS || (rc == LDAP_SIZELIMIT_EXCEEDED && sizelimit > 0 && *res != NULL))
 		return 0;
 	ldap_msgfree(*res);
 	*res = NULL;

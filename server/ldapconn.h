@@ -21,7 +21,8 @@ int ldapc_fail(struct err *e, int rc, const char *what);
 /*
  * A synchronous search with the configured timeout: 0 with *res (free with
  * ldap_msgfree), 1 when base does not exist (*res NULL), -1 and e on error.
- * A size limit reached is not an error: *res holds what came.
+ * Reaching sizelimit (> 0) is not an error: *res holds what came; with 0
+ * (everything), a server limit that cuts the answer short is one.
  */
 int ldapc_search(LDAP *ld, const struct cfg *c, const char *base, int scope,
     const char *filter, char **attrs, int sizelimit, LDAPMessage **res,
