@@ -191,12 +191,11 @@ answer_privileges(const struct snap *s, const struct snap_account *a, int stale)
 			continue;
 		if (period_key(s->cfg, def->period, now, period, &e) == 0) {
 			struct usage_val u;
-			long long rem;
 
 			usage_get_for(a->uid, def->name, period, &u);
-			rem = an->limit[i] + u.credit - u.used;
 			p += sprintf(p, ",\"credit\":%lld,\"used\":%lld,\"held\":%lld,\"remaining\":%lld,"
-			    "\"period\":\"%s\"}", u.credit, u.used, u.held, rem > 0 ? rem : 0, period);
+			    "\"period\":\"%s\"}", u.credit, u.used, u.held,
+			    usage_remaining(an->limit[i], &u), period);
 		} else {
 			char *msg = quoted(e.msg);
 

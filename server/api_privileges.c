@@ -50,14 +50,12 @@ priv_json(const struct snap *s, const struct snap_account *a, int p, int explain
 	if (o != NULL && def->type == PRIV_QUOTA) {
 		if (period_key(s->cfg, def->period, period_now(), period, &e) == 0) {
 			struct usage_val u;
-			long long rem;
 
 			usage_get_for(a->uid, def->name, period, &u);
-			rem = v->num + u.credit - u.used;
 			json_object_set_new(o, "credit", json_integer(u.credit));
 			json_object_set_new(o, "used", json_integer(u.used));
 			json_object_set_new(o, "held", json_integer(u.held));
-			json_object_set_new(o, "remaining", json_integer(rem > 0 ? rem : 0));
+			json_object_set_new(o, "remaining", json_integer(usage_remaining(v->num, &u)));
 			json_object_set_new(o, "period", json_string(period));
 		} else {
 			json_object_set_new(o, "period", json_null());

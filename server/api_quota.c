@@ -65,14 +65,12 @@ static void
 usage_fields(json_t *o, const struct quota_req *q, const char *period,
     const struct usage_val *u)
 {
-	long long rem = q->limit + u->credit - u->used;
-
 	json_object_set_new(o, "period", json_string(period));
 	json_object_set_new(o, "limit", json_integer(q->limit));
 	json_object_set_new(o, "credit", json_integer(u->credit));
 	json_object_set_new(o, "used", json_integer(u->used));
 	json_object_set_new(o, "held", json_integer(u->held));
-	json_object_set_new(o, "remaining", json_integer(rem > 0 ? rem : 0));
+	json_object_set_new(o, "remaining", json_integer(usage_remaining(q->limit, u)));
 }
 
 /* A bad field: 400 naming it. */

@@ -230,24 +230,16 @@ rdn_value(LDAPRDN r, const char *attr, char *out, size_t n)
 
 int
 dn_usage(const char *dn, const char *container, char uid[DN_VAL_MAX],
-    char name[DN_VAL_MAX], char id[DN_VAL_MAX])
+    char name[DN_VAL_MAX])
 {
 	LDAPDN d, c;
-	int k, rc = -1;
+	int rc = -1;
 
 	if (parse2(dn, container, &d, &c) != 0)
 		return -1;
-	k = below(d, c);
-	if (k != 2 && k != 3)
-		goto done;
-	if (rdn_value(d[k - 1], "uid", uid, DN_VAL_MAX) != 0 ||
-	    rdn_value(d[k - 2], "cn", name, DN_VAL_MAX) != 0)
-		goto done;
-	id[0] = '\0';
-	if (k == 3 && rdn_value(d[0], "cn", id, DN_VAL_MAX) != 0)
-		goto done;
-	rc = k;
-done:
+	if (below(d, c) == 2 && rdn_value(d[1], "uid", uid, DN_VAL_MAX) == 0 &&
+	    rdn_value(d[0], "cn", name, DN_VAL_MAX) == 0)
+		rc = 0;
 	ldap_dnfree(d);
 	ldap_dnfree(c);
 	return rc;

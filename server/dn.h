@@ -25,12 +25,11 @@ int dn_leaf_cn(const char *dn, const char *container, char *out, size_t n);
 int dn_within(const char *dn, const char *container);
 
 /*
- * Usage DNs below the usage container: "cn=NAME,uid=UID,container" (a usage
- * entry: 2) or "cn=ID,cn=NAME,uid=UID,container" (an entry below one: 3,
- * id filled). -1 for anything else.
+ * A usage entry's DN, "cn=NAME,uid=UID,container": 0 with uid and name
+ * filled, -1 for any other DN.
  */
 #define DN_VAL_MAX 256
 int dn_usage(const char *dn, const char *container, char uid[DN_VAL_MAX],
-    char name[DN_VAL_MAX], char id[DN_VAL_MAX]);
+    char name[DN_VAL_MAX]);
 
 #endif

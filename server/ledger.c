@@ -63,6 +63,21 @@ jstr(json_t *j, const char *k)
 	return s ? strdup(s) : NULL;
 }
 
+/* Whether "ID N[ ...]" values v hold id (N into *n). */
+static int
+has_state(struct berval **v, const char *id, long long *n)
+{
+	size_t i, il = strlen(id);
+
+	for (i = 0; v && v[i]; i++)
+		if (v[i]->bv_len > il && memcmp(v[i]->bv_val, id, il) == 0 &&
+		    v[i]->bv_val[il] == ' ') {
+			*n = strtoll(v[i]->bv_val + il + 1, NULL, 10);
+			return 1;
+		}
+	return 0;
+}
+
 static int
 newest_first(const void *a, const void *b)
 {
@@ -70,19 +85,6 @@ newest_first(const void *a, const void *b)
 	int c = strcmp(y->time ? y->time : "", x->time ? x->time : "");
 
 	return c != 0 ? c : strcmp(x->id ? x->id : "", y->id ? y->id : "");
-}
-
-/* "ID N" values: N for id, or 0. */
-static long long
-state_of(struct berval **v, const char *id)
-{
-	size_t i, il = strlen(id);
-
-	for (i = 0; v && v[i]; i++)
-		if (v[i]->bv_len > il && memcmp(v[i]->bv_val, id, il) == 0 &&
-		    v[i]->bv_val[il] == ' ')
-			return strtoll(v[i]->bv_val + il + 1, NULL, 10);
-	return 0;
 }
 
 int
@@ -131,8 +133,8 @@ ledger_list(LDAP *ld, const struct cfg *c, const char *usage_dn,
 		json_decref(j);
 		if (le->id == NULL || le->kind == NULL)
 			goto oom;
-		if (strcmp(le->kind, "charge") == 0)
-			le->refunded = state_of(refunds, le->id);
+		if (strcmp(le->kind, "charge") == 0 && !has_state(refunds, le->id, &le->refunded))
+			le->refunded = 0;
 	}
 	qsort(x, k, sizeof(*x), newest_first);
 	ldap_value_free_len(v);
@@ -176,21 +178,6 @@ get_ll(LDAP *ld, LDAPMessage *m, const char *attr)
 
 	ldapc_get_ll(ld, m, attr, &n);
 	return n;
-}
-
-/* Whether "ID N[ ...]" values v hold id (N into *n). */
-static int
-has_state(struct berval **v, const char *id, long long *n)
-{
-	size_t i, il = strlen(id);
-
-	for (i = 0; v && v[i]; i++)
-		if (v[i]->bv_len > il && memcmp(v[i]->bv_val, id, il) == 0 &&
-		    v[i]->bv_val[il] == ' ') {
-			*n = strtoll(v[i]->bv_val + il + 1, NULL, 10);
-			return 1;
-		}
-	return 0;
 }
 
 /* One usage entry: its counters and state against the sum of its ledger. */
@@ -293,7 +280,7 @@ ledger_check(LDAP *ld, const struct cfg *c, FILE *out, struct err *e)
 {
 	static char *attrs[] = { "privUsed", "privCredit", "privHeld", "privEntry",
 	    "privHold", "privRefund", NULL };
-	char uid[DN_VAL_MAX], name[DN_VAL_MAX], id[DN_VAL_MAX], key[2 * DN_VAL_MAX + 2];
+	char uid[DN_VAL_MAX], name[DN_VAL_MAX], key[2 * DN_VAL_MAX + 2];
 	struct check k;
 	LDAPMessage *res = NULL, *m;
 	char *root = dn_join("ou=usage", c->base_dn), *dn;
@@ -310,7 +297,7 @@ ledger_check(LDAP *ld, const struct cfg *c, FILE *out, struct err *e)
 	for (m = rc == 0 ? ldap_first_entry(ld, res) : NULL; m; m = ldap_next_entry(ld, m)) {
 		if ((dn = ldap_get_dn(ld, m)) == NULL)
 			continue;
-		if (dn_usage(dn, root, uid, name, id) == 2)
+		if (dn_usage(dn, root, uid, name) == 0)
 			snprintf(key, sizeof(key), "%s/%s", uid, name);
 		else
 			snprintf(key, sizeof(key), "%s", dn);

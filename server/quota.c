@@ -409,11 +409,9 @@ static int
 exceeded(const struct quota_req *q, struct quota_res *r, struct err *e,
     long long amount)
 {
-	long long rem = q->limit + r->u.credit - r->u.used;
-
 	return refuse(r, e, ERR_CONFLICT, "quota_exceeded", "amount",
 	    "%s of %s: %lld asked, %lld remaining of %lld in %s", q->quota, q->uid,
-	    amount, rem > 0 ? rem : 0, q->limit + r->u.credit, r->period);
+	    amount, usage_remaining(q->limit, &r->u), q->limit + r->u.credit, r->period);
 }
 
 /*
@@ -599,7 +597,7 @@ find(LDAP *ld, const struct quota_req *q, const char *id, const char *kind,
     struct quota_res *r, struct target *t, struct ustate *st, struct err *e)
 {
 	static char *attrs[] = { "1.1", NULL };
-	char uid[DN_VAL_MAX], name[DN_VAL_MAX], rid[DN_VAL_MAX], filter[512];
+	char uid[DN_VAL_MAX], name[DN_VAL_MAX], filter[512];
 	struct berval in, out = { 0, NULL };
 	LDAPMessage *res = NULL, *m;
 	char *root = NULL, *adn = NULL, *dn;
@@ -637,7 +635,7 @@ find(LDAP *ld, const struct quota_req *q, const char *id, const char *kind,
 	for (m = ldap_first_entry(ld, res); m && rc == 1; m = ldap_next_entry(ld, m)) {
 		if ((dn = ldap_get_dn(ld, m)) == NULL)
 			continue;
-		if (dn_usage(dn, root, uid, name, rid) == 2 &&
+		if (dn_usage(dn, root, uid, name) == 0 &&
 		    strncmp(name, q->quota, ql) == 0 && name[ql] == '@' &&
 		    strlen(name + ql + 1) < PERIOD_KEY_MAX) {
 			snprintf(r->period, PERIOD_KEY_MAX, "%s", name + ql + 1);
@@ -951,7 +949,7 @@ int
 quota_expire(LDAP *ld, const struct cfg *c, time_t now, int max, struct err *e)
 {
 	static char *attrs[] = { "privHold", NULL };
-	char uid[DN_VAL_MAX], name[DN_VAL_MAX], id[DN_VAL_MAX], gt[32];
+	char uid[DN_VAL_MAX], name[DN_VAL_MAX], gt[32];
 	char hid[QUOTA_ID_MAX + 1], exp[32];
 	LDAPMessage *res = NULL, *m;
 	char *root = usage_root(c), *dn, **holds;
@@ -970,7 +968,7 @@ quota_expire(LDAP *ld, const struct cfg *c, time_t now, int max, struct err *e)
 	for (m = ldap_first_entry(ld, res); m && n < max; m = ldap_next_entry(ld, m)) {
 		if ((dn = ldap_get_dn(ld, m)) == NULL)
 			continue;
-		holds = dn_usage(dn, root, uid, name, id) == 2 ? values(ld, m, "privHold") : NULL;
+		holds = dn_usage(dn, root, uid, name) == 0 ? values(ld, m, "privHold") : NULL;
 		for (i = 0; holds && holds[i] && n < max; i++) {
 			char key[USAGE_KEY_MAX];
 			struct ustate st = { 0, { 0, 0, 0, "" }, NULL, NULL, NULL };

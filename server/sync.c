@@ -298,14 +298,14 @@ usage_ids_clear(void)
 static void
 on_usage(struct follower *f, LDAPMessage *msg, const char *uuid)
 {
-	char uid[DN_VAL_MAX], name[DN_VAL_MAX], id[DN_VAL_MAX];
+	char uid[DN_VAL_MAX], name[DN_VAL_MAX];
 	char key[USAGE_KEY_MAX], *dn = ldap_get_dn(f->ld, msg), *kept;
 	struct usage_val v;
 	int failed = 0;
 
 	if (dn == NULL)
 		return;
-	if (dn_usage(dn, usage_dn, uid, name, id) != 2) {
+	if (dn_usage(dn, usage_dn, uid, name) != 0) {
 		log_debug("sync: %s is not a usage entry; ignored", dn);
 		ldap_memfree(dn);
 		return;

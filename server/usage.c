@@ -57,6 +57,14 @@ usage_get(const char *key, struct usage_val *v)
 	return it ? 0 : -1;
 }
 
+long long
+usage_remaining(long long limit, const struct usage_val *u)
+{
+	long long rem = limit + u->credit - u->used;
+
+	return rem > 0 ? rem : 0;
+}
+
 int
 usage_get_for(const char *uid, const char *quota, const char *period,
     struct usage_val *v)

@@ -25,6 +25,8 @@ void usage_key(char out[USAGE_KEY_MAX], const char *uid, const char *quota,
 int usage_get(const char *key, struct usage_val *v);
 /* Stores v unless the table holds a newer CSN; -1 when out of memory. */
 int usage_put(const char *key, const struct usage_val *v);
+/* What is left of limit: limit + credit - used, never below 0. */
+long long usage_remaining(long long limit, const struct usage_val *u);
 /* usage_get by parts. */
 int usage_get_for(const char *uid, const char *quota, const char *period,
     struct usage_val *v);

@@ -90,7 +90,7 @@ named_periods(void **state)
 static void
 usage_dns(void **state)
 {
-	char uid[DN_VAL_MAX], name[DN_VAL_MAX], id[DN_VAL_MAX];
+	char uid[DN_VAL_MAX], name[DN_VAL_MAX];
 	struct cfg c;
 	char *dn;
 
@@ -99,23 +99,21 @@ usage_dns(void **state)
 	c.base_dn = "ou=privileges,dc=example,dc=edu";
 	dn = quota_usage_dn(&c, "jdoe", "print.pages", "2026T3");
 	assert_string_equal(dn, "cn=print.pages@2026T3,uid=jdoe," ROOT);
-	assert_int_equal(dn_usage(dn, ROOT, uid, name, id), 2);
+	assert_int_equal(dn_usage(dn, ROOT, uid, name), 0);
 	assert_string_equal(uid, "jdoe");
 	assert_string_equal(name, "print.pages@2026T3");
-	assert_string_equal(id, "");
 	free(dn);
-	assert_int_equal(dn_usage("cn=job-1,cn=print.pages@2026T3,uid=jdoe," ROOT, ROOT,
-	    uid, name, id), 3);
-	assert_string_equal(id, "job-1");
-	assert_int_equal(dn_usage("cn=q@all,uid=a.b," ROOT, ROOT, uid, name, id), 2);
+	assert_int_equal(dn_usage("cn=q@all,uid=a.b," ROOT, ROOT, uid, name), 0);
 	assert_string_equal(uid, "a.b");
-	assert_int_equal(dn_usage("privRef=h-1,cn=q@all,uid=a.b," ROOT, ROOT, uid, name, id), -1);
-	/* not usage: other RDN types, other depths, other containers */
-	assert_int_equal(dn_usage("uid=jdoe," ROOT, ROOT, uid, name, id), -1);
-	assert_int_equal(dn_usage("ou=x,cn=q@all,uid=a," ROOT, ROOT, uid, name, id), -1);
-	assert_int_equal(dn_usage("cn=q@all,cn=a," ROOT, ROOT, uid, name, id), -1);
+	/* not usage entries: deeper, other RDN types, other depths, other containers */
+	assert_int_equal(dn_usage("cn=job-1,cn=print.pages@2026T3,uid=jdoe," ROOT, ROOT, uid,
+	    name), -1);
+	assert_int_equal(dn_usage("privRef=h-1,cn=q@all,uid=a.b," ROOT, ROOT, uid, name), -1);
+	assert_int_equal(dn_usage("uid=jdoe," ROOT, ROOT, uid, name), -1);
+	assert_int_equal(dn_usage("ou=x,cn=q@all,uid=a," ROOT, ROOT, uid, name), -1);
+	assert_int_equal(dn_usage("cn=q@all,cn=a," ROOT, ROOT, uid, name), -1);
 	assert_int_equal(dn_usage("cn=q@all,uid=a,ou=people,dc=example,dc=edu", ROOT, uid,
-	    name, id), -1);
+	    name), -1);
 }
 
 static void
