@@ -61,8 +61,14 @@ $(B)/tests/integration/test_%: $(B)/tests/integration/test_%.o $(B)/tests/integr
 unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do $(VALGRIND) $$t; done
 
-integration: $(PRIVD) $(PRIVCTL) $(INTEG_BIN)
-	@set -e; for t in $(INTEG_BIN); do PRIVD_BIN=$(PRIVD) PRIVCTL_BIN=$(PRIVCTL) $$t; done
+# a synthetic population in the import format (bulk tests, make bench)
+$(B)/bench/population: bench/population.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $<
+
+integration: $(PRIVD) $(PRIVCTL) $(INTEG_BIN) $(B)/bench/population
+	@set -e; for t in $(INTEG_BIN); do PRIVD_BIN=$(PRIVD) PRIVCTL_BIN=$(PRIVCTL) \
+		POPULATION_BIN=$(B)/bench/population $$t; done
 
 # deps first, in its own make, so a fresh machine has the headers before compiling
 check:

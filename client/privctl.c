@@ -29,7 +29,7 @@ struct cmd {
 	int min, max;		/* operands */
 };
 
-static int json_out, dry_run, force;
+static int json_out, dry_run, force, abort_import;
 static const char *period, *reason;
 
 static const struct cmd cmds[];
@@ -605,17 +605,69 @@ slurp(const char *path, size_t *len)
 	return buf;
 }
 
+/* privctl import --abort ID: writes back what an unfinished import changed. */
+static int
+import_abort(struct rest *r, const char *id)
+{
+	char *eid = rest_escape(id), *path = NULL;
+	int rc;
+
+	if (eid == NULL || asprintf(&path, "/v1/imports/%s/abort", eid) < 0) {
+		free(eid);
+		return EXIT_USAGE;
+	}
+	free(eid);
+	rc = rest_call(r, "POST", path, "application/json", "{}", 2);
+	free(path);
+	if (rc != 0 || (rc = rest_fail(r, "import --abort")) != 0)
+		return rc;
+	if (json_out)
+		fputs(r->body, stdout);
+	else
+		printf("import %s aborted: the model is as it was before it\n", id);
+	return EXIT_OK;
+}
+
+static int
+cmd_imports(struct rest *r, int argc, char **argv)
+{
+	json_t *j, *v;
+	size_t i;
+	int rc;
+
+	(void)argc;
+	(void)argv;
+	if ((rc = rest_call(r, "GET", "/v1/imports", NULL, NULL, 0)) != 0 ||
+	    (rc = rest_fail(r, "imports")) != 0)
+		return rc;
+	if (json_out) {
+		fputs(r->body, stdout);
+		return EXIT_OK;
+	}
+	j = rest_json(r);
+	json_array_foreach(json_object_get(j, "imports"), i, v)
+		printf("%-32s %-8s %-10s %s\n", json_string_value(json_object_get(v, "id")),
+		    json_string_value(json_object_get(v, "state")),
+		    json_string_value(json_object_get(v, "what")),
+		    json_string_value(json_object_get(v, "actor")));
+	json_decref(j);
+	return EXIT_OK;
+}
+
 static int
 cmd_import(struct rest *r, int argc, char **argv)
 {
 	size_t len;
-	char *text = slurp(argv[0], &len);
+	char *text;
 	json_t *j, *ch, *line;
 	size_t i;
 	int rc;
 
 	(void)argc;
-	if (text == NULL) {
+	if (abort_import)
+		return import_abort(r, argv[0]);
+	r->no_timeout = 1;
+	if ((text = slurp(argv[0], &len)) == NULL) {
 		fprintf(stderr, "privctl: import: cannot read %s\n", argv[0]);
 		return EXIT_USAGE;
 	}
@@ -644,6 +696,9 @@ cmd_import(struct rest *r, int argc, char **argv)
 		printf("%s\n", json_string_value(line));
 	printf("%s%zu change%s\n", dry_run ? "dry run, nothing written: " : "",
 	    json_array_size(ch), json_array_size(ch) == 1 ? "" : "s");
+	if (json_is_true(json_object_get(j, "resumed")))
+		printf("finished the interrupted import %s\n",
+		    json_string_value(json_object_get(j, "import_id")));
 	json_decref(j);
 	return EXIT_OK;
 }
@@ -706,9 +761,13 @@ static const struct cmd cmds[] = {
 	{ "credit", "ACCOUNT PRIV N [--reason TEXT] [--period P]",
 	  "Adds N to the account's limit for the current (or a named) period.",
 	  cmd_credit, 3, 3 },
-	{ "import", "FILE.yaml [--dry-run]",
-	  "Makes the directory match the file (DESIGN.md's import format). With\n"
-	  "--dry-run, prints what would change and changes nothing.", cmd_import, 1, 1 },
+	{ "import", "FILE.yaml [--dry-run] | --abort ID",
+	  "Makes the directory match the file (doc/import.md). With --dry-run, prints\n"
+	  "what would change and changes nothing. An interrupted import (privd or\n"
+	  "slapd killed, LDAP gone) is finished by running the same file again, or\n"
+	  "undone with --abort ID (privctl imports lists them).", cmd_import, 1, 1 },
+	{ "imports", "[--json]", "Recorded imports and multi-entry edits: id, state, what, who.",
+	  cmd_imports, 0, 0 },
 	{ "export", "[FILE]", "Writes the whole model in the import format (default: stdout).",
 	  cmd_export, 0, 1 },
 	{ NULL, NULL, NULL, NULL, 0, 0 }
@@ -741,6 +800,7 @@ main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "abort", no_argument, NULL, 'a' },
 		{ "period", required_argument, NULL, 'p' },
 		{ "reason", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
@@ -761,6 +821,7 @@ main(int argc, char **argv)
 		case 'j': json_out = 1; break;
 		case 'n': dry_run = 1; break;
 		case 'f': force = 1; break;
+		case 'a': abort_import = 1; break;
 		case 'p': period = optarg; break;
 		case 'r': reason = optarg; break;
 		case 'h': help = 1; break;

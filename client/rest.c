@@ -43,7 +43,8 @@ rest_call(struct rest *r, const char *method, const char *path,
 	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, 60L);
+	/* bulk imports take as long as they take; other requests a minute at most */
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, r->no_timeout ? 0L : 60L);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 5L);
 	curl_easy_setopt(c, CURLOPT_USERAGENT, "privctl");
 	if (r->user != NULL) {

@@ -16,6 +16,7 @@ struct rest {
 	const char *url;	/* http://host:port, no trailing slash */
 	const char *key;	/* API key, or NULL */
 	const char *user;	/* HTTP Basic "uid:password", or NULL */
+	int no_timeout;		/* wait as long as the answer takes (imports) */
 	long status;		/* of the last request */
 	char *body;		/* of the last request, malloc'd */
 	size_t len;

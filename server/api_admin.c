@@ -1,8 +1,9 @@
 /*
  * api_admin.c - administrator writes: imports and the edits privctl makes
  * (tree nodes, grants, memberships). Each edit is validated whole, then
- * written in one transaction; with an admin key as privd, with HTTP Basic
- * as the administrator (the directory's ACLs decide).
+ * written as one change (change.c: entry by entry, readers seeing all of it
+ * or none); with an admin key as privd, with HTTP Basic as the
+ * administrator (the directory's ACLs decide).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,9 @@
 #include "api.h"
 #include "apply.h"
 #include "body.h"
+#include "change.h"
 #include "import.h"
+#include "ldapconn.h"
 #include "log.h"
 #include "path.h"
 #include "snapshot.h"
@@ -33,6 +36,10 @@ summary_json(const struct apply_summary *s, int dry_run)
 
 	for (i = 0; ch && i < s->nchanges; i++)
 		json_array_append_new(ch, json_string(s->changes[i]));
+	if (o != NULL && s->import_id[0]) {
+		json_object_set_new(o, "import_id", json_string(s->import_id));
+		json_object_set_new(o, "resumed", json_boolean(s->resumed));
+	}
 	if (o != NULL)
 		json_object_set_new(o, "changes", ch);
 	else
@@ -46,6 +53,15 @@ want_dry_run(struct req *r)
 	const char *dr = http_query(r, "dry_run");
 
 	return dr != NULL && (strcmp(dr, "1") == 0 || strcmp(dr, "true") == 0);
+}
+
+/* The refusal of a change: 409 import_open while another is unfinished. */
+static enum MHD_Result
+change_err(struct req *r, const struct err *e, const char *code)
+{
+	if (e->code == ERR_CONFLICT && strcmp(e->key, "import") == 0)
+		return http_error(r, 409, "import_open", NULL, "%s", e->msg);
+	return http_err(r, e, code);
 }
 
 /* 400 naming the line and key of the fault. */
@@ -70,6 +86,7 @@ api_import(struct req *r)
 	int dry_run = dr != NULL && (strcmp(dr, "1") == 0 || strcmp(dr, "true") == 0);
 	struct apply_summary sum;
 	struct import_doc doc;
+	struct chg_req rq;
 	enum MHD_Result ret;
 	struct err e;
 
@@ -83,18 +100,23 @@ api_import(struct req *r)
 		log_info("import by %s refused: line %d: %s", r->actor, e.line, e.msg);
 		return bad_import(r, &e);
 	}
-	if (apply_import(r->cfg, &doc, dry_run, http_who(r), http_password(r), &sum, &e) != 0) {
+	rq.what = "import";
+	rq.actor = r->actor;
+	rq.body = r->body;
+	rq.len = r->len;
+	if (apply_import(r->cfg, &doc, dry_run, http_who(r), http_password(r), &rq, &sum,
+	    &e) != 0) {
 		import_free(&doc);
 		log_info("import by %s failed: %s", r->actor, e.msg);
 		if (e.code == ERR_INVALID)
 			return bad_import(r, &e);
-		return http_err(r, &e, "import_failed");
+		return change_err(r, &e, "import_failed");
 	}
 	import_free(&doc);
 	/* answer once this privd's own reads show the import */
 	if (!dry_run && sync_wait_csn(sum.csn_privileges, sum.csn_people,
 	    r->cfg->ldap_timeout_s * 1000) != 0)
-		log_warn("import: committed, but the sync stream has not shown it yet");
+		log_warn("import: written, but the sync stream has not shown it yet");
 	log_info("import by %s%s: %zu reasons, %zu organisations, %zu cells added, "
 	    "%zu cells changed, %zu accounts changed, %zu created", r->actor,
 	    dry_run ? " (dry run)" : "", sum.reasons_added, sum.orgs_added,
@@ -147,25 +169,38 @@ add_nodes(struct import_node **nodes, size_t *n, const char *path)
 	return 0;
 }
 
+/* What identifies an edit, for resuming it: the body, or the query. */
+static void
+edit_req(struct req *r, const char *what, const char *query, struct chg_req *rq)
+{
+	rq->what = what;
+	rq->actor = r->actor;
+	rq->body = query ? query : r->body;
+	rq->len = query ? strlen(query) : r->len;
+}
+
 /* Runs an edit document and answers: 200 with the changes, or the error. */
 static enum MHD_Result
-run_edit(struct req *r, struct import_doc *doc, const char *what)
+run_edit(struct req *r, struct import_doc *doc, const char *what, const char *query)
 {
 	int dry_run = want_dry_run(r);
 	struct apply_summary sum;
+	struct chg_req rq;
 	enum MHD_Result ret;
 	struct err e;
 
 	memset(&e, 0, sizeof(e));
-	if (apply_import(r->cfg, doc, dry_run, http_who(r), http_password(r), &sum, &e) != 0) {
+	edit_req(r, what, query, &rq);
+	if (apply_import(r->cfg, doc, dry_run, http_who(r), http_password(r), &rq, &sum,
+	    &e) != 0) {
 		import_free(doc);
 		log_info("admin %s by %s from %s: refused: %s", what, r->actor, r->addr, e.msg);
-		return http_err(r, &e, "invalid_change");
+		return change_err(r, &e, "invalid_change");
 	}
 	import_free(doc);
 	if (!dry_run && sync_wait_csn(sum.csn_privileges, sum.csn_people,
 	    r->cfg->ldap_timeout_s * 1000) != 0)
-		log_warn("admin %s: committed, but the sync stream has not shown it yet", what);
+		log_warn("admin %s: written, but the sync stream has not shown it yet", what);
 	log_info("admin %s by %s from %s%s: %zu change%s", what, r->actor, r->addr,
 	    dry_run ? " (dry run)" : "", sum.nchanges, sum.nchanges == 1 ? "" : "s");
 	ret = http_json(r, 200, summary_json(&sum, dry_run));
@@ -215,7 +250,7 @@ api_node_add(struct req *r)
 		import_free(&doc);
 		return http_error(r, 500, "internal", NULL, "out of memory");
 	}
-	return run_edit(r, &doc, "mkdir");
+	return run_edit(r, &doc, "mkdir", NULL);
 }
 
 /* Polls the snapshot until the tree shows path present (or absent). */
@@ -246,9 +281,9 @@ tree_answer(struct req *r, int rc, struct apply_summary *sum, const struct err *
 
 	if (rc != 0) {
 		log_info("admin %s by %s from %s: refused: %s", what, r->actor, r->addr, e->msg);
-		if (e->code == ERR_CONFLICT)
+		if (e->code == ERR_CONFLICT && strcmp(e->key, "import") != 0)
 			return http_error(r, 409, "in_use", e->key, "%s", e->msg);
-		return http_err(r, e, "invalid_change");
+		return change_err(r, e, "invalid_change");
 	}
 	log_info("admin %s by %s from %s%s: %zu change%s", what, r->actor, r->addr,
 	    dry_run ? " (dry run)" : "", sum->nchanges, sum->nchanges == 1 ? "" : "s");
@@ -263,7 +298,9 @@ api_node_delete(struct req *r)
 	const char *path = http_query(r, "path"), *f = http_query(r, "force");
 	int force = f != NULL && (strcmp(f, "1") == 0 || strcmp(f, "true") == 0);
 	int dry_run = want_dry_run(r), rc;
+	char q[PATH_MAX_LEN + 32];
 	struct apply_summary sum;
+	struct chg_req rq;
 	enum tree_side side;
 	struct err e;
 
@@ -272,8 +309,10 @@ api_node_delete(struct req *r)
 	if (path == NULL)
 		return http_error(r, 400, "bad_request", "path", "the query parameter path is required");
 	memset(&e, 0, sizeof(e));
+	snprintf(q, sizeof(q), "%s\n%s\n%d", r->part[2], path, force);
+	edit_req(r, "rmdir", q, &rq);
 	rc = tree_delete(r->cfg, side, path, force, dry_run, http_who(r), http_password(r),
-	    &sum, &e);
+	    &rq, &sum, &e);
 	if (rc == 0 && !dry_run)
 		wait_node(r->cfg, side, path, 0);
 	return tree_answer(r, rc, &sum, &e, "rmdir", dry_run);
@@ -286,6 +325,7 @@ api_node_move(struct req *r)
 	int dry_run = want_dry_run(r), rc;
 	struct apply_summary sum;
 	const char *from, *to;
+	struct chg_req rq;
 	enum tree_side side;
 	enum MHD_Result ret;
 	struct err e;
@@ -303,7 +343,9 @@ api_node_move(struct req *r)
 		    "from and to must be tree paths");
 	}
 	memset(&e, 0, sizeof(e));
-	rc = tree_move(r->cfg, side, from, to, dry_run, http_who(r), http_password(r), &sum, &e);
+	edit_req(r, "mv", NULL, &rq);
+	rc = tree_move(r->cfg, side, from, to, dry_run, http_who(r), http_password(r), &rq,
+	    &sum, &e);
 	if (rc == 0 && !dry_run)
 		wait_node(r->cfg, side, to, 1);
 	ret = tree_answer(r, rc, &sum, &e, "mv", dry_run);
@@ -385,7 +427,7 @@ api_grant_set(struct req *r)
 		c->ngrants++;
 	}
 	json_decref(o);
-	return run_edit(r, &doc, "grant");
+	return run_edit(r, &doc, "grant", NULL);
 fail:
 	import_free(&doc);
 	json_decref(o);
@@ -396,6 +438,7 @@ enum MHD_Result
 api_grant_revoke(struct req *r)
 {
 	const char *cell = http_query(r, "cell"), *priv = http_query(r, "privilege");
+	char q[CELL_MAX_LEN + PRIV_NAME_MAX + 4];
 	struct import_doc doc;
 	struct import_cell *c;
 	enum MHD_Result ret;
@@ -423,7 +466,8 @@ api_grant_revoke(struct req *r)
 		return http_error(r, 500, "internal", NULL, "out of memory");
 	}
 	c->nrevoke = 1;
-	return run_edit(r, &doc, "revoke");
+	snprintf(q, sizeof(q), "%s\n%s", cell, priv);
+	return run_edit(r, &doc, "revoke", q);
 }
 
 /* An edit document for one account's memberships. */
@@ -490,13 +534,14 @@ api_member_add(struct req *r)
 		return ret;
 	}
 	json_decref(o);
-	return run_edit(r, &doc, "add");
+	return run_edit(r, &doc, "add", NULL);
 }
 
 enum MHD_Result
 api_member_remove(struct req *r)
 {
 	const char *uid = http_query(r, "account");
+	char q[UID_MAX + CELL_MAX_LEN + 4];
 	struct import_doc doc;
 	enum MHD_Result ret;
 	const struct snap *s;
@@ -514,5 +559,62 @@ api_member_remove(struct req *r)
 		import_free(&doc);
 		return http_error(r, 404, "unknown_account", "account", "no account '%.64s'", uid);
 	}
-	return run_edit(r, &doc, "remove");
+	snprintf(q, sizeof(q), "%s\n%s", uid, http_query(r, "cell"));
+	return run_edit(r, &doc, "remove", q);
+}
+
+enum MHD_Result
+api_imports(struct req *r)
+{
+	struct chg_record *recs = NULL;
+	json_t *arr = json_array();
+	size_t i, n = 0;
+	struct err e;
+	LDAP *ld = NULL;
+
+	memset(&e, 0, sizeof(e));
+	if (ldapc_open_write(r->cfg, http_who(r), http_password(r), &ld, &e) != 0 ||
+	    chg_records(ld, r->cfg, &recs, &n, &e) != 0) {
+		ldapc_close(ld);
+		json_decref(arr);
+		return http_err(r, &e, "internal");
+	}
+	ldapc_close(ld);
+	for (i = 0; arr && i < n; i++)
+		json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:I}", "id", recs[i].id,
+		    "state", recs[i].state, "what", recs[i].what, "actor", recs[i].actor,
+		    "started", (json_int_t)recs[i].started));
+	free(recs);
+	return http_json(r, 200, json_pack("{s:o}", "imports", arr));
+}
+
+/* POST /v1/imports/{id}/abort: writes back what an open import changed. */
+enum MHD_Result
+api_import_abort(struct req *r)
+{
+	const char *id = r->part[2];
+	struct chg_result res;
+	struct err e;
+	LDAP *ld = NULL;
+	int rc;
+
+	memset(&e, 0, sizeof(e));
+	if (strlen(id) >= CHG_ID_MAX)
+		return http_error(r, 404, "not_found", "id", "no import %.64s", id);
+	if (ldapc_open_write(r->cfg, http_who(r), http_password(r), &ld, &e) != 0) {
+		ldapc_close(ld);
+		return http_err(r, &e, "internal");
+	}
+	rc = chg_abort(ld, r->cfg, id, &res, &e);
+	ldapc_close(ld);
+	if (rc != 0) {
+		log_info("admin abort of %s by %s from %s: refused: %s", id, r->actor, r->addr, e.msg);
+		return http_err(r, &e, "abort_failed");
+	}
+	if (sync_wait_csn(res.csn_privileges, res.csn_people, r->cfg->ldap_timeout_s * 1000) != 0)
+		log_warn("abort of %s: written, but the sync stream has not shown it yet", id);
+	log_info("admin abort of import %s by %s from %s: %zu writes", id, r->actor, r->addr,
+	    res.writes);
+	return http_json(r, 200, json_pack("{s:s, s:s, s:I}", "import_id", id, "state", "aborted",
+	    "writes", (json_int_t)res.writes));
 }

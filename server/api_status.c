@@ -5,6 +5,7 @@
 
 #include "api.h"
 #include "metrics.h"
+#include "pending.h"
 #include "snapshot.h"
 #include "sync.h"
 
@@ -18,6 +19,7 @@ enum MHD_Result
 api_readyz(struct req *r)
 {
 	enum sync_state st = sync_state();
+	struct pending_status ps;
 	const struct snap *s;
 	char why[256];
 	json_t *o;
@@ -32,6 +34,14 @@ api_readyz(struct req *r)
 		json_object_set_new(o, "cells", json_integer((json_int_t)s->ncells));
 	}
 	snap_leave(t);
+	pending_status(&ps);
+	if (o != NULL && ps.open) {
+		/* readers get the model as it was before the import until it closes */
+		json_object_set_new(o, "import", json_pack("{s:s, s:s, s:s, s:I, s:b, s:s}",
+		    "id", ps.id, "what", ps.what, "actor", ps.actor,
+		    "open_s", (json_int_t)(ps.started ? time(NULL) - ps.started : 0),
+		    "stale", ps.stale, "answering", "the model before this import"));
+	}
 	if (o != NULL && !ready) {
 		sync_last_error(why, sizeof(why));
 		json_object_set_new(o, "reason", json_string(st == SYNC_STARTING ?
@@ -46,10 +56,12 @@ api_readyz(struct req *r)
 enum MHD_Result
 api_metrics(struct req *r)
 {
+	struct pending_status ps;
 	const struct snap *s;
-	char extra[1024];
+	char extra[1536];
 	int t;
 
+	pending_status(&ps);
 	s = snap_enter(&t);
 	snprintf(extra, sizeof(extra),
 	    "# HELP privd_snapshot_age_seconds Seconds since the snapshot was built.\n"
@@ -72,11 +84,21 @@ api_metrics(struct req *r)
 	    "privd_ldap_reconnects_total %llu\n"
 	    "# HELP privd_stale 1 while answering from a snapshot LDAP no longer follows.\n"
 	    "# TYPE privd_stale gauge\n"
-	    "privd_stale %d\n",
+	    "privd_stale %d\n"
+	    "# HELP privd_import_open 1 while an import is open (readers see the model before it).\n"
+	    "# TYPE privd_import_open gauge\n"
+	    "privd_import_open %d\n"
+	    "# HELP privd_import_open_seconds How long the open import has been open (0: none).\n"
+	    "# TYPE privd_import_open_seconds gauge\n"
+	    "privd_import_open_seconds %lld\n"
+	    "# HELP privd_import_stale 1 when the open import is older than imports.stale_after.\n"
+	    "# TYPE privd_import_stale gauge\n"
+	    "privd_import_stale %d\n",
 	    s ? (long long)(time(NULL) - s->built) : -1LL,
 	    s ? s->naccounts : 0, s ? s->ncells : 0, s ? s->nmres : 0,
 	    sync_build_seconds(), (unsigned long long)sync_reconnects(),
-	    sync_state() == SYNC_STALE);
+	    sync_state() == SYNC_STALE, ps.open,
+	    ps.open && ps.started ? (long long)(time(NULL) - ps.started) : 0LL, ps.stale);
 	snap_leave(t);
 	return http_text(r, 200, "text/plain; version=0.0.4", metrics_render(extra));
 }

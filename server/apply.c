@@ -1,4 +1,4 @@
-/* apply.c - import as a diff against LDAP, validated whole, written in one transaction. */
+/* apply.c - an import as a diff against LDAP, validated whole, written as a change (change.c). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,13 +8,14 @@
 #include <ldap.h>
 
 #include "apply.h"
+#include "change.h"
 #include "dn.h"
 #include "ldapconn.h"
 #include "ldpool.h"
 #include "log.h"
 #include "path.h"
+#include "strv.h"
 #include "strmap.h"
-#include "txn.h"
 
 #define UID_BATCH 64
 
@@ -72,8 +73,8 @@ dir_free(struct dir *d)
 {
 	size_t i;
 
-	txn_vals_free(d->reasons);
-	txn_vals_free(d->orgs);
+	strv_free(d->reasons);
+	strv_free(d->orgs);
 	for (i = 0; i < d->cells.cap; i++)
 		if (d->cells.slots[i].key != NULL)
 			dcell_free(d->cells.slots[i].val);
@@ -109,7 +110,7 @@ read_tree(LDAP *ld, const struct cfg *c, const char *rdn, const char *cls,
 	snprintf(filter, sizeof(filter), "(objectClass=%s)", cls);
 	if (base == NULL || search(ld, c, base, LDAP_SCOPE_SUBTREE, filter, attrs, &res, e) != 0)
 		goto done;
-	if ((*out = txn_vals_new(ldap_count_entries(ld, res))) == NULL)
+	if ((*out = strv_new(ldap_count_entries(ld, res))) == NULL)
 		goto oom;
 	for (m = ldap_first_entry(ld, res); m; m = ldap_next_entry(ld, m)) {
 		char *dn = ldap_get_dn(ld, m);
@@ -321,9 +322,10 @@ apply_summary_free(struct apply_summary *s)
 	s->nchanges = 0;
 }
 
+/* States for the nodes of the document the directory lacks. */
 static int
-plan_nodes(struct txn_plan *p, const struct import_node *nodes, size_t n,
-    char *const *have, size_t nhave, const char *container, const char *cls,
+plan_nodes(struct chg_list *before, struct chg_list *after, char kind,
+    const struct import_node *nodes, size_t n, char *const *have, size_t nhave,
     size_t *count, struct apply_summary *sum, const char *what)
 {
 	struct strmap seen;
@@ -337,13 +339,10 @@ plan_nodes(struct txn_plan *p, const struct import_node *nodes, size_t n,
 			goto done;
 	}
 	for (i = 0; i < n; i++) {
-		struct txn_op *o;
-
 		if (strmap_get(&seen, nodes[i].path))
 			continue;
-		if ((o = txn_op_new(p, TXN_ADD, dn_node(nodes[i].path, container))) == NULL ||
-		    txn_op_mod(o, LDAP_MOD_ADD, "objectClass", txn_vals_of(cls, NULL)) != 0 ||
-		    txn_op_mod(o, LDAP_MOD_ADD, "cn", txn_vals_of(path_leaf(nodes[i].path), NULL)) != 0 ||
+		if (chg_put(before, kind, 0, nodes[i].path, NULL, 0) != 0 ||
+		    chg_put(after, kind, 1, nodes[i].path, NULL, 0) != 0 ||
 		    apply_note(sum, "+ %s %s", what, nodes[i].path) != 0)
 			goto done;
 		strmap_put(&seen, nodes[i].path, (void *)1, &failed);
@@ -355,36 +354,6 @@ plan_nodes(struct txn_plan *p, const struct import_node *nodes, size_t n,
 done:
 	strmap_free(&seen);
 	return rc;
-}
-
-static int
-plan_new_cell(struct txn_plan *p, const char *name, const char *cells_dn,
-    char **grants, size_t ngrants)
-{
-	char reason[PATH_MAX_LEN + 1], org[PATH_MAX_LEN + 1];
-	struct txn_op *o;
-	size_t i;
-	char **g;
-
-	cell_split(name, reason, org, NULL);
-	if ((o = txn_op_new(p, TXN_ADD, dn_child("cn", name, cells_dn))) == NULL ||
-	    txn_op_mod(o, LDAP_MOD_ADD, "objectClass", txn_vals_of("privCell", NULL)) != 0 ||
-	    txn_op_mod(o, LDAP_MOD_ADD, "cn", txn_vals_of(name, NULL)) != 0)
-		return -1;
-	if (*reason && txn_op_mod(o, LDAP_MOD_ADD, "privCellReason", txn_vals_of(reason, NULL)) != 0)
-		return -1;
-	if (*org && txn_op_mod(o, LDAP_MOD_ADD, "privCellOrganisation", txn_vals_of(org, NULL)) != 0)
-		return -1;
-	if (ngrants == 0)
-		return 0;
-	if ((g = txn_vals_new(ngrants)) == NULL)
-		return -1;
-	for (i = 0; i < ngrants; i++)
-		if ((g[i] = strdup(grants[i])) == NULL) {
-			txn_vals_free(g);
-			return -1;
-		}
-	return txn_op_mod(o, LDAP_MOD_ADD, "privGrant", g);
 }
 
 /* What a grant text replaces: its privilege, or privilege and element. */
@@ -418,7 +387,7 @@ in_list(char *const *v, size_t n, const char *s)
 static char **
 want_grants(const struct import_cell *ic, char *const *have, size_t nhave, size_t *n)
 {
-	char **want = txn_vals_new(nhave + ic->ngrants);
+	char **want = strv_new(nhave + ic->ngrants);
 	char id[PRIV_NAME_MAX + GRANT_ELEM_MAX + 4], id2[sizeof(id)];
 	size_t i, j, k = 0, nl;
 
@@ -444,7 +413,7 @@ want_grants(const struct import_cell *ic, char *const *have, size_t nhave, size_
 	*n = k;
 	return want;
 oom:
-	txn_vals_free(want);
+	strv_free(want);
 	return NULL;
 }
 
@@ -467,7 +436,7 @@ diff_text(char *const *from, size_t nfrom, char *const *to, size_t nto, char *bu
 static char **
 want_cells(const struct import_account *a, char *const *have, size_t nhave, size_t *n)
 {
-	char **want = txn_vals_new(nhave + a->ncells);
+	char **want = strv_new(nhave + a->ncells);
 	size_t i, k = 0;
 
 	if (want == NULL)
@@ -482,16 +451,15 @@ want_cells(const struct import_account *a, char *const *have, size_t nhave, size
 	*n = k;
 	return want;
 oom:
-	txn_vals_free(want);
+	strv_free(want);
 	return NULL;
 }
 
 static int
 plan_build(const struct cfg *c, const struct import_doc *doc, struct dir *d,
-    const char *cells_dn, struct txn_plan *p, struct apply_summary *sum, struct err *e)
+    struct chg_list *before, struct chg_list *after, struct apply_summary *sum,
+    struct err *e)
 {
-	char *rdn = dn_join("ou=reasons", c->base_dn);
-	char *odn = dn_join("ou=organisations", c->base_dn);
 	char buf[2048];
 	struct strmap planned;
 	size_t i, j, nwant;
@@ -499,50 +467,37 @@ plan_build(const struct cfg *c, const struct import_doc *doc, struct dir *d,
 	char **want = NULL;
 
 	strmap_init(&planned);
-	if (!rdn || !odn)
-		goto oom;
-	if (plan_nodes(p, doc->reasons, doc->nreasons, d->reasons, d->nreasons, rdn,
-	    "privReason", &sum->reasons_added, sum, "reason") != 0 ||
-	    plan_nodes(p, doc->orgs, doc->norgs, d->orgs, d->norgs, odn,
-	    "privOrganisation", &sum->orgs_added, sum, "organisation") != 0)
+	if (plan_nodes(before, after, CHG_REASON, doc->reasons, doc->nreasons, d->reasons,
+	    d->nreasons, &sum->reasons_added, sum, "reason") != 0 ||
+	    plan_nodes(before, after, CHG_ORG, doc->orgs, doc->norgs, d->orgs, d->norgs,
+	    &sum->orgs_added, sum, "organisation") != 0)
 		goto oom;
 	for (i = 0; i < doc->ncells; i++) {
 		const struct import_cell *ic = &doc->cells[i];
 		const struct dcell *dc = strmap_get(&d->cells, ic->name);
-		struct txn_op *o;
 
+		if (strmap_get(&planned, ic->name) != NULL)
+			continue;
 		want = dc ? want_grants(ic, dc->grants, dc->ngrants, &nwant)
 		    : want_grants(ic, NULL, 0, &nwant);
 		if (want == NULL)
 			goto oom;
 		if (dc == NULL) {
-			if (strmap_get(&planned, ic->name) != NULL) {
-				txn_vals_free(want);
-				want = NULL;
-				continue;
-			}
 			diff_text(NULL, 0, want, nwant, buf, sizeof(buf));
-			if (plan_new_cell(p, ic->name, cells_dn, want, nwant) != 0 ||
+			if (chg_put(before, CHG_CELL, 0, ic->name, NULL, 0) != 0 ||
+			    chg_put(after, CHG_CELL, 1, ic->name, want, nwant) != 0 ||
 			    apply_note(sum, "+ cell %s%s%s", ic->name, *buf ? ": " : "", buf) != 0)
 				goto oom;
 			sum->cells_added++;
 		} else if (!same_set(want, nwant, dc->grants, dc->ngrants)) {
 			diff_text(dc->grants, dc->ngrants, want, nwant, buf, sizeof(buf));
-			if ((o = txn_op_new(p, TXN_MODIFY, dn_child("cn", ic->name, cells_dn))) == NULL ||
+			if (chg_put(before, CHG_CELL, 1, ic->name, dc->grants, dc->ngrants) != 0 ||
+			    chg_put(after, CHG_CELL, 1, ic->name, want, nwant) != 0 ||
 			    apply_note(sum, "~ cell %s: %s", ic->name, buf) != 0)
 				goto oom;
-			if (nwant == 0) {
-				/* deleting a value-less attribute that is absent fails: replace */
-				if (txn_op_mod(o, LDAP_MOD_REPLACE, "privGrant", txn_vals_new(0)) != 0)
-					goto oom;
-			} else if (txn_op_mod(o, LDAP_MOD_REPLACE, "privGrant", want) != 0) {
-				want = NULL;
-				goto oom;
-			} else
-				want = NULL;
 			sum->cells_changed++;
 		}
-		txn_vals_free(want);
+		strv_free(want);
 		want = NULL;
 		strmap_put(&planned, ic->name, (void *)1, &failed);
 		if (failed)
@@ -551,13 +506,12 @@ plan_build(const struct cfg *c, const struct import_doc *doc, struct dir *d,
 	for (i = 0; i < doc->naccounts; i++) {
 		const struct import_account *a = &doc->accounts[i];
 		const struct dperson *dp = strmap_get(&d->people, a->uid);
-		char **dns;
-		struct txn_op *o;
 
 		for (j = 0; j < a->ncells; j++) {
 			if (strmap_get(&d->cells, a->cells[j]) || strmap_get(&planned, a->cells[j]))
 				continue;
-			if (plan_new_cell(p, a->cells[j], cells_dn, NULL, 0) != 0 ||
+			if (chg_put(before, CHG_CELL, 0, a->cells[j], NULL, 0) != 0 ||
+			    chg_put(after, CHG_CELL, 1, a->cells[j], NULL, 0) != 0 ||
 			    apply_note(sum, "+ cell %s", a->cells[j]) != 0)
 				goto oom;
 			sum->cells_added++;
@@ -578,7 +532,7 @@ plan_build(const struct cfg *c, const struct import_doc *doc, struct dir *d,
 			goto oom;
 		if (dp != NULL && dp->has_class &&
 		    same_set(want, nwant, dp->cells, dp->ncells)) {
-			txn_vals_free(want);
+			strv_free(want);
 			want = NULL;
 			continue;
 		}
@@ -586,42 +540,20 @@ plan_build(const struct cfg *c, const struct import_doc *doc, struct dir *d,
 			diff_text(dp->cells, dp->ncells, want, nwant, buf, sizeof(buf));
 		else
 			diff_text(NULL, 0, want, nwant, buf, sizeof(buf));
-		if ((dns = txn_vals_new(nwant)) == NULL)
+		if (chg_put(after, CHG_ACCOUNT, 1, a->uid, want, nwant) != 0)
 			goto oom;
-		for (j = 0; j < nwant; j++)
-			if ((dns[j] = dn_child("cn", want[j], cells_dn)) == NULL) {
-				txn_vals_free(dns);
-				goto oom;
-			}
-		txn_vals_free(want);
+		strv_free(want);
 		want = NULL;
 		if (dp == NULL) {
-			if ((o = txn_op_new(p, TXN_ADD, dn_child(c->uid_attr, a->uid, c->people_dn))) == NULL ||
-			    txn_op_mod(o, LDAP_MOD_ADD, "objectClass", txn_vals_of("account", "privAccount")) != 0 ||
-			    txn_op_mod(o, LDAP_MOD_ADD, c->uid_attr, txn_vals_of(a->uid, NULL)) != 0 ||
-			    apply_note(sum, "+ account %s%s%s", a->uid, *buf ? ": " : "", buf) != 0) {
-				txn_vals_free(dns);
+			if (chg_put(before, CHG_PERSON, 0, a->uid, NULL, 0) != 0 ||
+			    apply_note(sum, "+ account %s%s%s", a->uid, *buf ? ": " : "", buf) != 0)
 				goto oom;
-			}
-			if (nwant > 0) {
-				if (txn_op_mod(o, LDAP_MOD_ADD, "privMembership", dns) != 0)
-					goto oom;
-			} else
-				txn_vals_free(dns);
 			sum->accounts_created++;
 			continue;
 		}
-		if ((o = txn_op_new(p, TXN_MODIFY, strdup(dp->dn))) == NULL ||
-		    apply_note(sum, "~ account %s: %s", a->uid, *buf ? buf : "(now followed by privd)") != 0) {
-			txn_vals_free(dns);
-			goto oom;
-		}
-		if (!dp->has_class &&
-		    txn_op_mod(o, LDAP_MOD_ADD, "objectClass", txn_vals_of("privAccount", NULL)) != 0) {
-			txn_vals_free(dns);
-			goto oom;
-		}
-		if (txn_op_mod(o, LDAP_MOD_REPLACE, "privMembership", dns) != 0)
+		if ((dp->has_class ? chg_put(before, CHG_ACCOUNT, 1, a->uid, dp->cells, dp->ncells) :
+		    chg_put(before, CHG_ACCOUNT, 0, a->uid, NULL, 0)) != 0 ||
+		    apply_note(sum, "~ account %s: %s", a->uid, *buf ? buf : "(now followed by privd)") != 0)
 			goto oom;
 		sum->accounts_changed++;
 	}
@@ -630,64 +562,19 @@ plan_build(const struct cfg *c, const struct import_doc *doc, struct dir *d,
 oom:
 	err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
 done:
-	txn_vals_free(want);
+	strv_free(want);
 	strmap_free(&planned);
-	free(rdn);
-	free(odn);
 	return rc;
-}
-
-/* The entryCSN of dn into out (size n); "" when it cannot be read. */
-static void
-read_csn(LDAP *ld, const struct cfg *c, const char *dn, char *out, size_t n)
-{
-	char *attrs[] = { "entryCSN", NULL };
-	struct timeval tv = { c->ldap_timeout_s, 0 };
-	LDAPMessage *res = NULL, *m;
-	struct berval **v;
-
-	out[0] = '\0';
-	if (ldap_search_ext_s(ld, dn, LDAP_SCOPE_BASE, "(objectClass=*)", attrs, 0,
-	    NULL, NULL, &tv, 1, &res) == LDAP_SUCCESS &&
-	    (m = ldap_first_entry(ld, res)) != NULL &&
-	    (v = ldap_get_values_len(ld, m, "entryCSN")) != NULL) {
-		if (v[0] && v[0]->bv_len < n) {
-			memcpy(out, v[0]->bv_val, v[0]->bv_len);
-			out[v[0]->bv_len] = '\0';
-		}
-		ldap_value_free_len(v);
-	}
-	ldap_msgfree(res);
-}
-
-/* The CSNs of the last write in each stream: CSNs grow in the order of
- * the transaction's operations. */
-static void
-note_csns(LDAP *ld, const struct cfg *c, const struct txn_plan *p,
-    struct apply_summary *sum)
-{
-	const char *last_priv = NULL, *last_people = NULL;
-	size_t i;
-
-	for (i = 0; i < p->nops; i++) {
-		if (dn_within(p->ops[i].dn, c->base_dn))
-			last_priv = p->ops[i].dn;
-		else
-			last_people = p->ops[i].dn;
-	}
-	if (last_priv)
-		read_csn(ld, c, last_priv, sum->csn_privileges, sizeof(sum->csn_privileges));
-	if (last_people)
-		read_csn(ld, c, last_people, sum->csn_people, sizeof(sum->csn_people));
 }
 
 int
 apply_import(const struct cfg *c, const struct import_doc *doc, int dry_run,
-    const char *who, const char *password, struct apply_summary *sum,
-    struct err *e)
+    const char *who, const char *password, const struct chg_req *rq,
+    struct apply_summary *sum, struct err *e)
 {
 	struct dir d;
-	struct txn_plan p = { NULL, 0, 0 };
+	struct chg_list before = { NULL, 0, 0 }, after = { NULL, 0, 0 };
+	struct chg_result res;
 	char *cells_dn = dn_join("ou=cells", c->base_dn);
 	LDAP *ld = NULL;
 	int rc = -1;
@@ -711,21 +598,24 @@ apply_import(const struct cfg *c, const struct import_doc *doc, int dry_run,
 	if (read_cells(ld, c, &d, cells_dn, e) != 0 ||
 	    read_people(ld, c, doc, &d, cells_dn, e) != 0)
 		goto done;
-	if (plan_build(c, doc, &d, cells_dn, &p, sum, e) != 0)
+	if (plan_build(c, doc, &d, &before, &after, sum, e) != 0)
 		goto done;
-	if (dry_run || p.nops == 0) {
+	if (dry_run) {
 		rc = 0;
 		goto done;
 	}
-	if (txn_run(ld, c, &p, e) != 0)
+	if (chg_run(ld, c, rq, &before, &after, &res, e) != 0)
 		goto done;
-	log_info("import: %zu writes committed", p.nops);
-	note_csns(ld, c, &p, sum);
+	snprintf(sum->import_id, sizeof(sum->import_id), "%s", res.id);
+	sum->resumed = res.resumed;
+	memcpy(sum->csn_privileges, res.csn_privileges, sizeof(sum->csn_privileges));
+	memcpy(sum->csn_people, res.csn_people, sizeof(sum->csn_people));
 	rc = 0;
 done:
 	if (rc != 0)
 		apply_summary_free(sum);
-	txn_plan_free(&p);
+	chg_list_free(&before);
+	chg_list_free(&after);
 	dir_free(&d);
 	ldapc_close(ld);
 	free(cells_dn);

@@ -375,6 +375,10 @@ parse_ldap(struct ctx *x, const yaml_node_t *m)
 		} else if (strcmp(ks, "tls_verify") == 0) {
 			if (want_bool(x, v, "ldap.tls_verify", &x->c->ldap_tls_verify) != 0)
 				return -1;
+		} else if (strcmp(ks, "bulk_timeout") == 0) {
+			if (want_int(x, v, "ldap.bulk_timeout", 1, 3600, &n) != 0)
+				return -1;
+			x->c->ldap_bulk_timeout_s = (int)n;
 		} else if (strcmp(ks, "reconnect_max_ms") == 0) {
 			if (want_int(x, v, "ldap.reconnect_max_ms", 10, 3600000, &n) != 0)
 				return -1;
@@ -406,6 +410,26 @@ parse_model(struct ctx *x, const yaml_node_t *m)
 				return -1;
 		} else
 			return unknown(x, k, "model");
+	}
+	return 0;
+}
+
+static int
+parse_imports(struct ctx *x, const yaml_node_t *m)
+{
+	long n;
+
+	if (want_map(x, m, "imports") != 0)
+		return -1;
+	YDOC_PAIRS(m, p) {
+		yaml_node_t *k = ydoc_get(x->doc, p->key), *v = ydoc_get(x->doc, p->value);
+
+		if (strcmp(ydoc_str(k), "stale_after") == 0) {
+			if (want_int(x, v, "imports.stale_after", 1, 30 * 86400, &n) != 0)
+				return -1;
+			x->c->import_stale_after_s = (int)n;
+		} else
+			return unknown(x, k, "imports");
 	}
 	return 0;
 }
@@ -675,6 +699,8 @@ set_defaults(struct cfg *c)
 	c->conn_limit = 1024;
 	c->uid_attr = strdup("uid");
 	c->ldap_timeout_s = 5;
+	c->ldap_bulk_timeout_s = 300;
+	c->import_stale_after_s = 3600;
 	c->reconnect_max_ms = 30000;
 	c->reason_leaf_only = 1;
 	c->ldap_tls_verify = 1;
@@ -702,6 +728,8 @@ parse_root(struct ctx *x)
 			have_ldap = 1;
 		} else if (strcmp(ks, "model") == 0)
 			rc = parse_model(x, v);
+		else if (strcmp(ks, "imports") == 0)
+			rc = parse_imports(x, v);
 		else if (strcmp(ks, "privileges") == 0) {
 			rc = parse_privs(x, v);
 			have_privs = 1;

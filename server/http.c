@@ -40,6 +40,8 @@ static const struct route routes[] = {
 	{ "POST", "/v1/accounts/*/quotas/*/credits", SCOPE_ADMIN, api_credit, "credit" },
 	{ "GET", "/v1/accounts/*/quotas/*/ledger", SCOPE_READ, api_ledger, "ledger" },
 	{ "POST", "/v1/import", SCOPE_ADMIN, api_import, "import" },
+	{ "GET", "/v1/imports", SCOPE_ADMIN, api_imports, "imports" },
+	{ "POST", "/v1/imports/*/abort", SCOPE_ADMIN, api_import_abort, "import_abort" },
 	{ "GET", "/v1/export", SCOPE_ADMIN, api_export, "export" },
 	{ "GET", "/v1/tree/*", SCOPE_READ, api_tree, "tree" },
 	{ "GET", "/v1/who", SCOPE_READ, api_who, "who" },

@@ -16,7 +16,6 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t freed = PTHREAD_COND_INITIALIZER;
 static LDAP **idle;		/* open, idle connections */
 static int nidle, size, out;	/* out: connections handed out */
-static pthread_rwlock_t writes = PTHREAD_RWLOCK_INITIALIZER;
 /* after a connection gave out, writes fail at once until this moment (ms):
  * a slapd that hangs must not hold every HTTP thread for its timeout */
 static _Atomic long fast_fail_until;
@@ -53,30 +52,6 @@ ldpool_free(void)
 	idle = NULL;
 	nidle = size = 0;
 	pthread_mutex_unlock(&lock);
-}
-
-void
-ldpool_txn_lock(void)
-{
-	pthread_rwlock_wrlock(&writes);
-}
-
-void
-ldpool_txn_unlock(void)
-{
-	pthread_rwlock_unlock(&writes);
-}
-
-void
-ldpool_write_begin(void)
-{
-	pthread_rwlock_rdlock(&writes);
-}
-
-void
-ldpool_write_end(void)
-{
-	pthread_rwlock_unlock(&writes);
 }
 
 int

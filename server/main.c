@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "apply.h"
+#include "change.h"
 #include "auth.h"
 #include "config.h"
 #include "holds.h"
@@ -30,7 +31,8 @@ usage(FILE *f)
 	fprintf(f,
 	    "usage: privd [-c FILE] [-l HOST:PORT] [-L LDAP_URI] [-d]\n"
 	    "       privd [-c FILE] --check-config\n"
-	    "       privd [-c FILE] --import FILE.yaml [--dry-run]\n"
+	    "       privd [-c FILE] --import FILE.yaml [--dry-run]   (again: finishes an interrupted one)\n"
+	    "       privd [-c FILE] --abort-import ID\n"
 	    "       privd [-c FILE] --check-ledger\n"
 	    "       privd hash-key [KEY]        (reads KEY from stdin when absent)\n"
 	    "       privd --version\n"
@@ -76,7 +78,9 @@ import_file(const struct cfg *c, const char *path, int dry_run)
 {
 	struct apply_summary sum;
 	struct import_doc doc;
+	struct chg_req rq;
 	struct err e;
+	int rc;
 	char *buf = NULL;
 	size_t len = 0, cap = 0, n;
 	FILE *f = fopen(path, "r");
@@ -107,22 +111,53 @@ import_file(const struct cfg *c, const char *path, int dry_run)
 		free(buf);
 		return 1;
 	}
+	rq.what = "import";
+	rq.actor = "privd --import";
+	rq.body = buf ? buf : "";
+	rq.len = len;
+	rc = apply_import(c, &doc, dry_run, NULL, NULL, &rq, &sum, &e);
 	free(buf);
-	if (apply_import(c, &doc, dry_run, NULL, NULL, &sum, &e) != 0) {
+	import_free(&doc);
+	if (rc != 0) {
 		if (e.line)
 			fprintf(stderr, "%s:%d: %s\n", path, e.line, e.msg);
 		else
 			fprintf(stderr, "privd: import: %s\n", e.msg);
-		import_free(&doc);
-		return 1;
+		return e.code == ERR_UNAVAILABLE ? 3 : 1;
 	}
-	import_free(&doc);
+	if (sum.import_id[0])
+		printf("%s: import %s %s\n", path, sum.import_id, sum.resumed ? "resumed and finished" :
+		    "finished");
 	printf("%s%s: %zu reasons, %zu organisations and %zu cells added; %zu cells "
 	    "changed; %zu accounts changed, %zu created\n", path,
 	    dry_run ? " (dry run, nothing written)" : "", sum.reasons_added,
 	    sum.orgs_added, sum.cells_added, sum.cells_changed, sum.accounts_changed,
 	    sum.accounts_created);
 	apply_summary_free(&sum);
+	return 0;
+}
+
+/* privd --abort-import ID: writes back what an open import changed. */
+static int
+abort_import(const struct cfg *c, const char *id)
+{
+	struct chg_result res;
+	struct err e;
+	LDAP *ld = NULL;
+	int rc;
+
+	memset(&e, 0, sizeof(e));
+	if (ldapc_open_write(c, NULL, NULL, &ld, &e) != 0) {
+		fprintf(stderr, "privd: abort-import: %s\n", e.msg);
+		return 3;
+	}
+	rc = chg_abort(ld, c, id, &res, &e);
+	ldapc_close(ld);
+	if (rc != 0) {
+		fprintf(stderr, "privd: abort-import: %s\n", e.msg);
+		return e.code == ERR_UNAVAILABLE ? 3 : 1;
+	}
+	printf("import %s aborted (%zu writes)\n", id, res.writes);
 	return 0;
 }
 
@@ -172,6 +207,7 @@ main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "check-config", no_argument, NULL, 'C' },
 		{ "import", required_argument, NULL, 'I' },
+		{ "abort-import", required_argument, NULL, 'A' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "check-ledger", no_argument, NULL, 'K' },
 		{ "version", no_argument, NULL, 'V' },
@@ -179,7 +215,7 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *path = "/etc/privd/privd.yaml", *listen = NULL, *uri = NULL;
-	const char *import = NULL, *wuri = NULL;
+	const char *import = NULL, *wuri = NULL, *abort_id = NULL;
 	const char *offset;
 	int ch, check = 0, dry_run = 0, check_ledger = 0, sig, rc = 1;
 	struct cfg *c = NULL;
@@ -197,6 +233,7 @@ main(int argc, char **argv)
 		case 'd': log_set_debug(1); break;
 		case 'C': check = 1; break;
 		case 'I': import = optarg; break;
+		case 'A': abort_id = optarg; break;
 		case 'n': dry_run = 1; break;
 		case 'K': check_ledger = 1; break;
 		case 'V': printf("privd %s\n", PRIVD_VERSION); return 0;
@@ -234,6 +271,10 @@ main(int argc, char **argv)
 		printf("%s: OK (%zu privileges, %zu terms, %zu keys)\n", path, c->nprivs,
 		    c->nterms, c->nkeys);
 		rc = 0;
+		goto done;
+	}
+	if (abort_id != NULL) {
+		rc = abort_import(c, abort_id);
 		goto done;
 	}
 	if (import != NULL) {

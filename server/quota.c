@@ -25,6 +25,7 @@
 #include "ldpool.h"
 #include "log.h"
 #include "quota.h"
+#include "strv.h"
 
 #define WOP_MODS 8
 #define TRIES 8
@@ -162,9 +163,7 @@ wop_run(LDAP *ld, struct wop *o)
 			return rc;
 		ctrls[0] = actrl;
 	}
-	ldpool_write_begin();
 	rc = ldap_modify_ext_s(ld, o->dn, o->mods, ctrls, NULL);
-	ldpool_write_end();
 	if (actrl != NULL)
 		ldap_control_free(actrl);
 	return rc;
@@ -188,15 +187,6 @@ done:
 	return out;
 }
 
-static void
-strv_free(char **v)
-{
-	size_t i;
-
-	for (i = 0; v && v[i]; i++)
-		free(v[i]);
-	free(v);
-}
 
 static void
 ustate_free(struct ustate *st)
@@ -375,10 +365,8 @@ ensure_usage(LDAP *ld, const struct cfg *c, const struct target *t,
 	mods[2][6] = NULL;
 	/* each on its own: a parent that exists already is fine */
 	for (i = 0; i < 3; i++) {
-		ldpool_write_begin();
-		r = ldap_add_ext_s(ld, dns[i], mods[i], NULL, NULL);
-		ldpool_write_end();
-		if (r != LDAP_SUCCESS && r != LDAP_ALREADY_EXISTS) {
+			r = ldap_add_ext_s(ld, dns[i], mods[i], NULL, NULL);
+			if (r != LDAP_SUCCESS && r != LDAP_ALREADY_EXISTS) {
 			rc = ldapc_fail(e, r, dns[i]);
 			break;
 		}

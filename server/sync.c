@@ -3,7 +3,9 @@
  * subtree, the people, the usage counters), a mirror of what the first two
  * returned, and a new snapshot built from the mirror after each burst of
  * changes. Usage counters change with every charge, so they bypass the
- * snapshot and go straight to the usage table.
+ * snapshot and go straight to the usage table. While a recorded change is
+ * open (pending.c) no snapshot is published, and one built then (at start)
+ * shows the model as it was before the change.
  *
  * RFC 4533 is driven with libldap's primitives rather than ldap_sync_poll:
  * in libldap 2.5 ldap_sync_poll hands the first message of a received chain
@@ -25,6 +27,7 @@
 #include "ldapconn.h"
 #include "log.h"
 #include "path.h"
+#include "pending.h"
 #include "snapshot.h"
 #include "strmap.h"
 #include "sync.h"
@@ -272,6 +275,22 @@ note_cookie(struct follower *f, const struct berval *cookie)
 		memcpy(f->csn, tmp, n + 1);
 }
 
+/*
+ * Keeps the entry's own entryCSN too: syncprov puts in a cookie only the
+ * CSN up to which every write has committed, so while charges run beside
+ * an edit the edit's entry can come with an older cookie, and no newer one
+ * comes until the next change of that stream.
+ */
+static void
+note_entry_csn(struct follower *f, LDAPMessage *msg)
+{
+	char csn[CSN_MAX];
+
+	if (ldapc_get_buf(f->ld, msg, "entryCSN", csn, sizeof(csn)) == 0 &&
+	    strcmp(csn, f->csn) > 0)
+		memcpy(f->csn, csn, sizeof(csn));
+}
+
 static void
 usage_forget(const char *uuid)
 {
@@ -363,10 +382,23 @@ on_entry(struct follower *f, LDAPMessage *msg, enum stream stream)
 		goto done;
 	}
 	events++;
+	note_entry_csn(f, msg);
 	switch (st) {
 	case LDAP_SYNC_ADD:
 	case LDAP_SYNC_MODIFY: {
-		struct mentry *m = read_entry(f->ld, msg, stream == ST_PEOPLE);
+		struct mentry *m;
+
+		if (stream == ST_PRIVILEGES) {
+			char *dn = ldap_get_dn(f->ld, msg);
+			int rec = dn && pending_is(dn);
+
+			if (rec)
+				pending_put(f->ld, msg, key, dn);
+			ldap_memfree(dn);
+			if (rec)
+				break;
+		}
+		m = read_entry(f->ld, msg, stream == ST_PEOPLE);
 
 		if (m == NULL) {
 			/* no longer something privd follows (or unreadable) */
@@ -379,6 +411,7 @@ on_entry(struct follower *f, LDAPMessage *msg, enum stream stream)
 	}
 	case LDAP_SYNC_DELETE:
 		mirror_forget(key);
+		pending_forget(key);
 		break;
 	default:
 		break;		/* PRESENT: only with a cookie, which privd never sends */
@@ -577,9 +610,11 @@ sync_wait_csn(const char *privileges_csn, const char *people_csn, int timeout_ms
 	}
 }
 
+/* The model the mirror holds, with the states before any open change laid over it. */
 static int
 rebuild(void)
 {
+	struct pending_ov ov;
 	struct snap_input in;
 	struct snap_in_cell *cells = NULL;
 	struct snap_in_account *accts = NULL;
@@ -590,8 +625,14 @@ rebuild(void)
 	size_t i, n = mirror.len;
 	int rc = -1;
 
+	static const char kinds[] = { CHG_REASON, CHG_ORG, CHG_CELL, CHG_ACCOUNT };
+	const struct chg_obj *o;
+
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	memset(&in, 0, sizeof(in));
+	if (pending_overlay(&ov) != 0)
+		return -1;
+	n += pending_ov_len(&ov);
 	reasons = calloc(n + 1, sizeof(*reasons));
 	orgs = calloc(n + 1, sizeof(*orgs));
 	cells = calloc(n + 1, sizeof(*cells));
@@ -600,9 +641,19 @@ rebuild(void)
 		goto fail;
 	for (i = 0; i < mirror.cap; i++) {
 		const struct mentry *m = mirror.slots[i].val;
+		const char **vals;
+		size_t nvals;
 
 		if (mirror.slots[i].key == NULL)
 			continue;
+		vals = (const char **)m->vals;
+		nvals = m->nvals;
+		if ((o = pending_ov_get(&ov, kinds[m->kind], m->key)) != NULL) {
+			if (!o->present)
+				continue;	/* the open change added it */
+			vals = (const char **)o->vals;
+			nvals = o->nvals;
+		}
 		switch (m->kind) {
 		case MK_REASON:
 			reasons[in.nreasons++] = m->key;
@@ -612,13 +663,36 @@ rebuild(void)
 			break;
 		case MK_CELL:
 			cells[in.ncells].name = m->key;
-			cells[in.ncells].grants = (const char **)m->vals;
-			cells[in.ncells++].ngrants = m->nvals;
+			cells[in.ncells].grants = vals;
+			cells[in.ncells++].ngrants = nvals;
 			break;
 		case MK_ACCOUNT:
 			accts[in.naccounts].uid = m->key;
-			accts[in.naccounts].cells = (const char **)m->vals;
-			accts[in.naccounts++].ncells = m->nvals;
+			accts[in.naccounts].cells = vals;
+			accts[in.naccounts++].ncells = nvals;
+			break;
+		}
+	}
+	/* what the open change has removed so far */
+	for (i = 0; i < pending_ov_len(&ov); i++) {
+		if ((o = pending_ov_unused(&ov, i)) == NULL || !o->present)
+			continue;
+		switch (o->kind) {
+		case CHG_REASON:
+			reasons[in.nreasons++] = o->key;
+			break;
+		case CHG_ORG:
+			orgs[in.norgs++] = o->key;
+			break;
+		case CHG_CELL:
+			cells[in.ncells].name = o->key;
+			cells[in.ncells].grants = (const char **)o->vals;
+			cells[in.ncells++].ngrants = o->nvals;
+			break;
+		case CHG_ACCOUNT:
+			accts[in.naccounts].uid = o->key;
+			accts[in.naccounts].cells = (const char **)o->vals;
+			accts[in.naccounts++].ncells = o->nvals;
 			break;
 		}
 	}
@@ -639,6 +713,7 @@ rebuild(void)
 fail:
 	if (rc != 0)
 		log_warn("sync: cannot build a snapshot: out of memory");
+	pending_ov_free(&ov);
 	free(reasons);
 	free(orgs);
 	free(cells);
@@ -650,8 +725,9 @@ fail:
 static void
 follow(void)
 {
-	static char *priv_attrs[] = { "cn", "privGrant", NULL };
-	char *people_attrs[] = { cfg->uid_attr, "privMembership", NULL };
+	static char *priv_attrs[] = { "cn", "privGrant", "privImportState", "privImportWhat",
+	    "privImportActor", "privImportTime", "privImportCSN", "privBefore", "entryCSN", NULL };
+	char *people_attrs[] = { cfg->uid_attr, "privMembership", "entryCSN", NULL };
 	struct follower fp = { "privileges", NULL, 0, 0, 0, "" };
 	struct follower fa = { "people", NULL, 0, 0, 0, "" };
 	struct follower fu = { "usage", NULL, 0, 0, 0, "" };
@@ -663,18 +739,22 @@ follow(void)
 	strmap_init(&mirror);
 	strmap_init(&usage_ids);
 	/* usage on the base, not ou=usage: the base always exists */
-	if (begin(&fp, cfg->base_dn, "(|(objectClass=privReason)"
-	    "(objectClass=privOrganisation)(objectClass=privCell))", priv_attrs) != 0 ||
+	if (begin(&fp, cfg->base_dn, "(|(objectClass=privReason)(objectClass=privOrganisation)"
+	    "(objectClass=privCell)(objectClass=privImport))", priv_attrs) != 0 ||
 	    begin(&fa, cfg->people_dn, "(objectClass=privAccount)", people_attrs) != 0 ||
 	    begin(&fu, cfg->base_dn, "(objectClass=privUsage)", usage_attrs) != 0)
 		goto out;
 	while (!atomic_load(&stopping)) {
 		struct pollfd pfd[3];
+		int hold;
 
 		seen = events;
 		if (drain(&fp, ST_PRIVILEGES) != 0 || drain(&fa, ST_PEOPLE) != 0 ||
 		    drain(&fu, ST_USAGE) != 0)
 			goto out;
+		/* an open change: readers keep the model before it until it closes */
+		hold = pending_holding(fa.csn);
+		pending_audit();
 		if (!live && fp.refreshed && fa.refreshed && fu.refreshed) {
 			if (rebuild() != 0)
 				goto out;
@@ -692,7 +772,7 @@ follow(void)
 			if (now_ms() - dirty_since < 100)
 				continue;
 		}
-		if (live && dirty_since != 0) {
+		if (live && dirty_since != 0 && !hold) {
 			if (rebuild() != 0)
 				goto out;
 			publish_csns(&fp, &fa);
@@ -711,6 +791,7 @@ out:
 	end(&fu);
 	mirror_clear();
 	usage_ids_clear();
+	pending_clear();
 }
 
 static void *
@@ -756,7 +837,7 @@ sync_start(const struct cfg *c)
 	orgs_dn = dn_join("ou=organisations", c->base_dn);
 	cells_dn = dn_join("ou=cells", c->base_dn);
 	usage_dn = dn_join("ou=usage", c->base_dn);
-	if (!reasons_dn || !orgs_dn || !cells_dn || !usage_dn)
+	if (!reasons_dn || !orgs_dn || !cells_dn || !usage_dn || pending_init(c) != 0)
 		return -1;
 	atomic_store(&stopping, 0);
 	if (pthread_create(&thread, NULL, run, NULL) != 0)
@@ -769,6 +850,7 @@ sync_stop(void)
 {
 	atomic_store(&stopping, 1);
 	pthread_join(thread, NULL);
+	pending_free();
 	free(reasons_dn);
 	free(orgs_dn);
 	free(cells_dn);

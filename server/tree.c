@@ -1,7 +1,7 @@
 /*
  * tree.c - deleting and moving tree nodes. Both touch more than the node:
  * the cells named after it and the memberships in those cells, so each is
- * one transaction planned from what the directory holds.
+ * one change (change.c) planned from what the directory holds.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +14,8 @@
 #include "ldapconn.h"
 #include "path.h"
 #include "tree.h"
-#include "txn.h"
+#include "change.h"
+#include "strv.h"
 
 #define BATCH 64
 #define NAMES 5		/* examples named in a refusal */
@@ -22,6 +23,7 @@
 struct tcell {
 	char *name;
 	char *dn;
+	char **grants;
 	size_t ngrants;
 	char side[PATH_MAX_LEN + 1];	/* the reason or organisation side */
 };
@@ -31,6 +33,8 @@ struct tperson {
 	char *uid;
 	char **cells;		/* affected cells' DNs it is a member of */
 	size_t ncells;
+	char **all;		/* every cell of ours it is a member of, by name */
+	size_t nall;
 };
 
 struct tview {
@@ -48,16 +52,18 @@ view_free(struct tview *v)
 {
 	size_t i, j;
 
-	txn_vals_free(v->nodes);
+	strv_free(v->nodes);
 	for (i = 0; i < v->ncells; i++) {
 		free(v->cells[i].name);
 		free(v->cells[i].dn);
+		strv_free(v->cells[i].grants);
 	}
 	free(v->cells);
 	for (i = 0; i < v->npeople; i++) {
 		for (j = 0; j < v->people[i].ncells; j++)
 			free(v->people[i].cells[j]);
 		free(v->people[i].cells);
+		strv_free(v->people[i].all);
 		free(v->people[i].dn);
 		free(v->people[i].uid);
 	}
@@ -93,7 +99,7 @@ read_view(LDAP *ld, const struct cfg *c, enum tree_side side, struct tview *v,
 	    "(objectClass=privReason)" : "(objectClass=privOrganisation)", none, 0, &res, e);
 	if (rc < 0)
 		return -1;
-	if ((v->nodes = txn_vals_new(res ? (size_t)ldap_count_entries(ld, res) : 0)) == NULL)
+	if ((v->nodes = strv_new(res ? (size_t)ldap_count_entries(ld, res) : 0)) == NULL)
 		goto nomem;
 	for (m = res ? ldap_first_entry(ld, res) : NULL; m; m = ldap_next_entry(ld, m)) {
 		char *dn = ldap_get_dn(ld, m);
@@ -127,6 +133,15 @@ read_view(LDAP *ld, const struct cfg *c, enum tree_side side, struct tview *v,
 		snprintf(tc->side, sizeof(tc->side), "%s", side == TREE_REASONS ? reason : org);
 		g = ldap_get_values_len(ld, m, "privGrant");
 		tc->ngrants = g ? (size_t)ldap_count_values_len(g) : 0;
+		if ((tc->grants = strv_new(tc->ngrants)) == NULL) {
+			ldap_value_free_len(g);
+			goto nomem;
+		}
+		for (size_t q = 0; q < tc->ngrants; q++)
+			if ((tc->grants[q] = strndup(g[q]->bv_val, g[q]->bv_len)) == NULL) {
+				ldap_value_free_len(g);
+				goto nomem;
+			}
 		ldap_value_free_len(g);
 		if ((tc->dn = dn_child("cn", tc->name, v->cells_dn)) == NULL)
 			goto nomem;
@@ -208,8 +223,20 @@ read_members(LDAP *ld, const struct cfg *c, const char *path, struct tview *v,
 				memset(p, 0, sizeof(*p));
 				p->dn = strdup(dn);
 				p->uid = ldapc_get_str(ld, m, c->uid_attr);
-				if ((p->cells = txn_vals_new(ms ? (size_t)ldap_count_values_len(ms) : 0)) == NULL)
+				if ((p->cells = strv_new(ms ? (size_t)ldap_count_values_len(ms) : 0)) == NULL ||
+				    (p->all = strv_new(ms ? (size_t)ldap_count_values_len(ms) : 0)) == NULL)
 					goto fail;
+				for (j = 0; ms && ms[j]; j++) {
+					char *mdn = strndup(ms[j]->bv_val, ms[j]->bv_len);
+					char nm[CELL_MAX_LEN + 1];
+
+					if (mdn && dn_leaf_cn(mdn, v->cells_dn, nm, sizeof(nm)) == 0 &&
+					    (p->all[p->nall++] = strdup(nm)) == NULL) {
+						free(mdn);
+						goto fail;
+					}
+					free(mdn);
+				}
 			}
 			for (j = 0; p && ms && ms[j]; j++)
 				for (k = 0; k < v->ncells; k++)
@@ -258,12 +285,6 @@ side_name(enum tree_side side)
 }
 
 static int
-deeper_first(const void *a, const void *b)
-{
-	return path_depth(*(char *const *)b) - path_depth(*(char *const *)a);
-}
-
-static int
 open_view(const struct cfg *c, enum tree_side side, const char *path,
     const char *who, const char *password, LDAP **ld, struct tview *v, struct err *e)
 {
@@ -283,13 +304,13 @@ open_view(const struct cfg *c, enum tree_side side, const char *path,
 int
 tree_delete(const struct cfg *c, enum tree_side side, const char *path,
     int force, int dry_run, const char *who, const char *password,
-    struct apply_summary *sum, struct err *e)
+    const struct chg_req *rq, struct apply_summary *sum, struct err *e)
 {
-	struct txn_plan p = { NULL, 0, 0 }, del = { NULL, 0, 0 };
+	struct chg_list before = { NULL, 0, 0 }, after = { NULL, 0, 0 };
+	struct chg_result res;
 	struct tview v;
-	char names[256] = "", cells[256] = "";
-	size_t i, j, grants = 0, ncells = 0, doomed = 0;
-	char **nodes = NULL;
+	char names[256] = "", cells[256] = "", kind = side == TREE_REASONS ? CHG_REASON : CHG_ORG;
+	size_t i, j, grants = 0, ncells = 0;
 	LDAP *ld = NULL;
 	int rc = -1;
 
@@ -316,59 +337,64 @@ tree_delete(const struct cfg *c, enum tree_side side, const char *path,
 		    grants ? (ncells > NAMES ? ", ...)" : ")") : "");
 		goto done;
 	}
+	/* the accounts keep their other memberships */
 	for (i = 0; i < v.npeople; i++) {
-		struct txn_op *o = txn_op_new(&p, TXN_MODIFY, strdup(v.people[i].dn));
-		char **vals = txn_vals_new(v.people[i].ncells);
+		struct tperson *p = &v.people[i];
+		char **keep = strv_new(p->nall);
+		size_t k = 0;
 
-		if (o == NULL || vals == NULL) {
-			txn_vals_free(vals);
+		if (p->uid == NULL)
+			continue;
+		for (j = 0; keep && j < p->nall; j++) {
+			char rs[PATH_MAX_LEN + 1], os[PATH_MAX_LEN + 1];
+
+			if (cell_split(p->all[j], rs, os, NULL) == 0 &&
+			    path_covers(path, side == TREE_REASONS ? rs : os) &&
+			    *(side == TREE_REASONS ? rs : os))
+				continue;
+			if ((keep[k++] = strdup(p->all[j])) == NULL) {
+				strv_free(keep);
+				keep = NULL;
+			}
+		}
+		if (keep == NULL ||
+		    chg_put(&before, CHG_ACCOUNT, 1, p->uid, p->all, p->nall) != 0 ||
+		    chg_put(&after, CHG_ACCOUNT, 1, p->uid, keep, k) != 0 ||
+		    apply_note(sum, "- memberships of %s in %zu cell%s", p->uid, p->ncells,
+		    p->ncells == 1 ? "" : "s") != 0) {
+			strv_free(keep);
 			goto nomem;
 		}
-		for (j = 0; j < v.people[i].ncells; j++)
-			if ((vals[j] = strdup(v.people[i].cells[j])) == NULL) {
-				txn_vals_free(vals);
-				goto nomem;
-			}
-		if (txn_op_mod(o, LDAP_MOD_DELETE, "privMembership", vals) != 0 ||
-		    apply_note(sum, "- memberships of %s in %zu cell%s",
-		    v.people[i].uid ? v.people[i].uid : v.people[i].dn, v.people[i].ncells,
-		    v.people[i].ncells == 1 ? "" : "s") != 0)
-			goto nomem;
+		strv_free(keep);
 		sum->accounts_changed++;
 	}
 	for (i = 0; i < v.ncells; i++)
 		if (covered(&v.cells[i], path)) {
-			if (txn_op_new(&del, TXN_DELETE, strdup(v.cells[i].dn)) == NULL ||
+			if (chg_put(&before, CHG_CELL, 1, v.cells[i].name, v.cells[i].grants,
+			    v.cells[i].ngrants) != 0 ||
+			    chg_put(&after, CHG_CELL, 0, v.cells[i].name, NULL, 0) != 0 ||
 			    apply_note(sum, "- cell %s (%zu grant%s)", v.cells[i].name,
 			    v.cells[i].ngrants, v.cells[i].ngrants == 1 ? "" : "s") != 0)
 				goto nomem;
 		}
-	/* the node and everything below it, leaves first */
-	if ((nodes = calloc(v.nnodes + 1, sizeof(*nodes))) == NULL)
-		goto nomem;
+	/* the node and everything below it; change.c deletes leaves first */
 	for (i = 0; i < v.nnodes; i++)
-		if (path_covers(path, v.nodes[i]))
-			nodes[doomed++] = v.nodes[i];
-	qsort(nodes, doomed, sizeof(*nodes), deeper_first);
-	for (i = 0; i < doomed; i++)
-		if (txn_op_new(&del, TXN_DELETE, dn_node(nodes[i], v.container)) == NULL ||
-		    apply_note(sum, "- %s %s", side_name(side), nodes[i]) != 0)
+		if (path_covers(path, v.nodes[i]) &&
+		    (chg_put(&before, kind, 1, v.nodes[i], NULL, 0) != 0 ||
+		    chg_put(&after, kind, 0, v.nodes[i], NULL, 0) != 0 ||
+		    apply_note(sum, "- %s %s", side_name(side), v.nodes[i]) != 0))
 			goto nomem;
-	/* memberships go in one transaction; then cells and nodes, one by one
-	 * (slapd 2.5 refuses deletes in a transaction), leaves first, so each
-	 * step leaves a consistent directory and running it again finishes */
-	rc = dry_run ? 0 : p.nops ? txn_run(ld, c, &p, e) : 0;
+	rc = dry_run ? 0 : chg_run(ld, c, rq, &before, &after, &res, e);
 	if (rc == 0 && !dry_run)
-		rc = txn_run_each(ld, c, &del, e);
+		snprintf(sum->import_id, sizeof(sum->import_id), "%s", res.id);
 	goto done;
 nomem:
 	oom(e);
 done:
 	if (rc != 0)
 		apply_summary_free(sum);
-	free(nodes);
-	txn_plan_free(&p);
-	txn_plan_free(&del);
+	chg_list_free(&before);
+	chg_list_free(&after);
 	view_free(&v);
 	ldapc_close(ld);
 	return rc;
@@ -384,17 +410,17 @@ moved(const char *p, const char *from, const char *to, char out[PATH_MAX_LEN + 1
 int
 tree_move(const struct cfg *c, enum tree_side side, const char *from,
     const char *to, int dry_run, const char *who, const char *password,
-    struct apply_summary *sum, struct err *e)
+    const struct chg_req *rq, struct apply_summary *sum, struct err *e)
 {
-	struct txn_plan p = { NULL, 0, 0 };
+	struct chg_list before = { NULL, 0, 0 }, after = { NULL, 0, 0 };
+	struct chg_result res;
 	struct tview v;
-	char parent[PATH_MAX_LEN + 1], oparent[PATH_MAX_LEN + 1], np[PATH_MAX_LEN + 1];
+	char parent[PATH_MAX_LEN + 1], np[PATH_MAX_LEN + 1];
 	char reason[PATH_MAX_LEN + 1], org[PATH_MAX_LEN + 1], name[CELL_MAX_LEN + 1];
-	char **newdn = NULL;
+	char kind = side == TREE_REASONS ? CHG_REASON : CHG_ORG;
 	LDAP *ld = NULL;
 	size_t i, j, k;
 	int rc = -1;
-	struct txn_op *o;
 
 	memset(&v, 0, sizeof(v));
 	memset(sum, 0, sizeof(*sum));
@@ -403,7 +429,6 @@ tree_move(const struct cfg *c, enum tree_side side, const char *from,
 	if (open_view(c, side, from, who, password, &ld, &v, e) != 0)
 		goto done;
 	snprintf(parent, sizeof(parent), "%.*s", (int)path_parent_len(to), to);
-	snprintf(oparent, sizeof(oparent), "%.*s", (int)path_parent_len(from), from);
 	if (*to == '\0' || path_covers(from, to)) {
 		err_set(e, ERR_INVALID, 0, "to", "cannot move '%s' to '%s'", from, to);
 		goto done;
@@ -417,15 +442,20 @@ tree_move(const struct cfg *c, enum tree_side side, const char *from,
 		    parent);
 		goto done;
 	}
-	if ((newdn = calloc(v.ncells + 1, sizeof(*newdn))) == NULL)
+	if (apply_note(sum, "~ %s %s -> %s", side_name(side), from, to) != 0)
 		goto nomem;
-	/* the node, with its subtree */
-	if ((o = txn_op_new(&p, TXN_RENAME, dn_node(from, v.container))) == NULL ||
-	    (o->newrdn = dn_rdn("cn", path_leaf(to))) == NULL ||
-	    (strcmp(parent, oparent) != 0 && (o->newsup = dn_node(parent, v.container)) == NULL) ||
-	    apply_note(sum, "~ %s %s -> %s", side_name(side), from, to) != 0)
-		goto nomem;
-	/* its cells: new side, then new name */
+	/* the subtree: new nodes in, old ones out (change.c orders them) */
+	for (i = 0; i < v.nnodes; i++) {
+		if (!path_covers(from, v.nodes[i]))
+			continue;
+		moved(v.nodes[i], from, to, np);
+		if (chg_put(&before, kind, 1, v.nodes[i], NULL, 0) != 0 ||
+		    chg_put(&after, kind, 0, v.nodes[i], NULL, 0) != 0 ||
+		    chg_put(&before, kind, 0, np, NULL, 0) != 0 ||
+		    chg_put(&after, kind, 1, np, NULL, 0) != 0)
+			goto nomem;
+	}
+	/* its cells move with their grants */
 	for (i = 0; i < v.ncells; i++) {
 		if (!covered(&v.cells[i], from))
 			continue;
@@ -437,48 +467,59 @@ tree_move(const struct cfg *c, enum tree_side side, const char *from,
 				err_set(e, ERR_CONFLICT, 0, "to", "cell '%s' exists already", name);
 				goto done;
 			}
-		if ((o = txn_op_new(&p, TXN_MODIFY, strdup(v.cells[i].dn))) == NULL ||
-		    txn_op_mod(o, LDAP_MOD_REPLACE, side == TREE_REASONS ? "privCellReason" :
-		    "privCellOrganisation", txn_vals_of(np, NULL)) != 0 ||
-		    (o = txn_op_new(&p, TXN_RENAME, strdup(v.cells[i].dn))) == NULL ||
-		    (o->newrdn = dn_rdn("cn", name)) == NULL ||
-		    (newdn[i] = dn_child("cn", name, v.cells_dn)) == NULL ||
+		if (chg_put(&before, CHG_CELL, 1, v.cells[i].name, v.cells[i].grants,
+		    v.cells[i].ngrants) != 0 ||
+		    chg_put(&after, CHG_CELL, 0, v.cells[i].name, NULL, 0) != 0 ||
+		    chg_put(&before, CHG_CELL, 0, name, NULL, 0) != 0 ||
+		    chg_put(&after, CHG_CELL, 1, name, v.cells[i].grants, v.cells[i].ngrants) != 0 ||
 		    apply_note(sum, "~ cell %s -> %s", v.cells[i].name, name) != 0)
 			goto nomem;
 		sum->cells_changed++;
 	}
 	/* memberships follow their cells */
 	for (i = 0; i < v.npeople; i++) {
-		char **del = txn_vals_new(v.people[i].ncells), **add = txn_vals_new(v.people[i].ncells);
+		struct tperson *p = &v.people[i];
+		char **now = strv_new(p->nall);
 
-		if (del == NULL || add == NULL || (o = txn_op_new(&p, TXN_MODIFY,
-		    strdup(v.people[i].dn))) == NULL) {
-			txn_vals_free(del);
-			txn_vals_free(add);
+		if (now == NULL)
+			goto nomem;
+		for (j = 0; j < p->nall; j++) {
+			char rs[PATH_MAX_LEN + 1], os[PATH_MAX_LEN + 1];
+			const char *sd;
+
+			now[j] = NULL;
+			if (cell_split(p->all[j], rs, os, NULL) == 0 &&
+			    *(sd = side == TREE_REASONS ? rs : os) && path_covers(from, sd)) {
+				moved(sd, from, to, np);
+				cell_join(name, side == TREE_REASONS ? np : rs, side == TREE_REASONS ? os : np);
+				now[j] = strdup(name);
+			} else
+				now[j] = strdup(p->all[j]);
+			if (now[j] == NULL) {
+				strv_free(now);
+				goto nomem;
+			}
+		}
+		if (p->uid != NULL &&
+		    (chg_put(&before, CHG_ACCOUNT, 1, p->uid, p->all, p->nall) != 0 ||
+		    chg_put(&after, CHG_ACCOUNT, 1, p->uid, now, p->nall) != 0)) {
+			strv_free(now);
 			goto nomem;
 		}
-		for (j = 0; j < v.people[i].ncells; j++)
-			for (k = 0; k < v.ncells; k++)
-				if (newdn[k] && strcasecmp(v.cells[k].dn, v.people[i].cells[j]) == 0) {
-					del[j] = strdup(v.people[i].cells[j]);
-					add[j] = strdup(newdn[k]);
-				}
-		if (txn_op_mod(o, LDAP_MOD_DELETE, "privMembership", del) != 0 ||
-		    txn_op_mod(o, LDAP_MOD_ADD, "privMembership", add) != 0)
-			goto nomem;
+		strv_free(now);
 		sum->accounts_changed++;
 	}
-	rc = dry_run ? 0 : txn_run(ld, c, &p, e);
+	rc = dry_run ? 0 : chg_run(ld, c, rq, &before, &after, &res, e);
+	if (rc == 0 && !dry_run)
+		snprintf(sum->import_id, sizeof(sum->import_id), "%s", res.id);
 	goto done;
 nomem:
 	oom(e);
 done:
 	if (rc != 0)
 		apply_summary_free(sum);
-	for (i = 0; newdn && i < v.ncells; i++)
-		free(newdn[i]);
-	free(newdn);
-	txn_plan_free(&p);
+	chg_list_free(&before);
+	chg_list_free(&after);
 	view_free(&v);
 	ldapc_close(ld);
 	return rc;

@@ -22,6 +22,7 @@
 char it_dir[] = "/tmp/privd-it.XXXXXX";
 char it_http_base[64];
 int it_ldap_port;
+long it_timeout_s = 20;
 
 struct buf {
 	char *p;
@@ -61,7 +62,7 @@ it_try_request(const char *method, const char *path, const char *key, const char
 	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, it_on_data);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, 20L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, it_timeout_s);
 	if (key != NULL) {
 		snprintf(auth, sizeof(auth), "Authorization: Bearer %s", key);
 		h = curl_slist_append(h, auth);

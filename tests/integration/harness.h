@@ -14,6 +14,7 @@
 extern char it_dir[];		/* this run's temporary directory */
 extern char it_http_base[64];	/* http://127.0.0.1:PORT */
 extern int it_ldap_port;
+extern long it_timeout_s;	/* per request (default 20) */
 
 /* One request; returns the body (caller frees) and sets *status. */
 char *it_request(const char *method, const char *path, const char *key,

@@ -1,0 +1,1327 @@
+/*
+ * change.c - model changes written entry by entry, with a record that lets
+ * readers see all of a change or none, and lets it be finished or undone.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include <lber.h>
+#include <ldap.h>
+#include <nettle/sha2.h>
+
+#include "change.h"
+#include "dn.h"
+#include "ldapconn.h"
+#include "log.h"
+#include "path.h"
+#include "strmap.h"
+#include "strv.h"
+
+#define WINDOW		32	/* writes in flight on one connection */
+#define CHUNK		500	/* states per record part */
+#define UID_BATCH	128
+#define MODS		8
+
+/* Stages: nodes before cells before memberships; removals the reverse. */
+enum {
+	ST_NODE_ADD = 1,			/* + depth */
+	ST_CELL_PUT = 30,
+	ST_PERSON_DEL = 40,
+	ST_PEOPLE = 41,
+	ST_CELL_DEL = 50,
+	ST_NODE_DEL = 60			/* + PATH_DEPTH_MAX - depth */
+};
+
+enum op_kind { OP_ADD, OP_MODIFY, OP_DELETE };
+
+struct op {
+	int stage;
+	size_t seq;
+	enum op_kind kind;
+	char *dn;
+	LDAPMod mod[MODS];	/* pointed at only when sent: ops move on realloc */
+	char **vals[MODS];
+	size_t nmod;
+};
+
+struct plan {
+	struct op *ops;
+	size_t n, cap;
+};
+
+/* What the directory holds of the objects a change names. */
+struct person {
+	char *dn;
+	int has_class;
+	int foreign;		/* memberships that are not cells of ours */
+	char **cells;
+	size_t ncells;
+};
+
+struct cur {
+	struct strmap reasons, orgs;	/* path -> (void *)1 */
+	struct strmap cells;		/* name -> char ** grants */
+	struct strmap people;		/* uid -> struct person */
+	char **keys;			/* the strings the maps borrow */
+	size_t nkeys, capkeys;
+};
+
+static int
+oom(struct err *e)
+{
+	return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
+}
+
+/* ---- states ---- */
+
+void
+chg_obj_free(struct chg_obj *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->nvals; i++)
+		free(o->vals[i]);
+	free(o->vals);
+	free(o->key);
+	memset(o, 0, sizeof(*o));
+}
+
+void
+chg_list_free(struct chg_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		chg_obj_free(&l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+int
+chg_put(struct chg_list *l, char kind, int present, const char *key,
+    char *const *vals, size_t nvals)
+{
+	struct chg_obj *o;
+	size_t i;
+
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? l->cap * 2 : 16;
+		struct chg_obj *nv = realloc(l->v, nc * sizeof(*nv));
+
+		if (nv == NULL)
+			return -1;
+		l->v = nv;
+		l->cap = nc;
+	}
+	o = &l->v[l->n];
+	memset(o, 0, sizeof(*o));
+	o->kind = kind;
+	o->present = present;
+	if ((o->key = strdup(key)) == NULL ||
+	    (nvals && (o->vals = calloc(nvals, sizeof(char *))) == NULL))
+		goto fail;
+	for (i = 0; i < nvals; i++) {
+		if (vals[i][0] == '\0')
+			continue;	/* a membership that is not a cell of ours */
+		if ((o->vals[o->nvals] = strdup(vals[i])) == NULL)
+			goto fail;
+		o->nvals++;
+	}
+	l->n++;
+	return 0;
+fail:
+	chg_obj_free(o);
+	return -1;
+}
+
+char *
+chg_encode(const struct chg_obj *o)
+{
+	size_t n = strlen(o->key) + 3, i;
+	char *s, *p;
+
+	for (i = 0; i < o->nvals; i++)
+		n += strlen(o->vals[i]) + 1;
+	if ((s = malloc(n)) == NULL)
+		return NULL;
+	p = s + sprintf(s, "%c%c%s", o->kind, o->present ? '+' : '-', o->key);
+	for (i = 0; i < o->nvals; i++)
+		p += sprintf(p, "\t%s", o->vals[i]);
+	return s;
+}
+
+int
+chg_decode(const char *s, size_t len, struct chg_obj *o)
+{
+	const char *p, *end = s + len, *tab;
+	size_t n = 0;
+
+	memset(o, 0, sizeof(*o));
+	if (len < 3 || strchr("rocap", s[0]) == NULL || (s[1] != '+' && s[1] != '-'))
+		return -1;
+	o->kind = s[0];
+	o->present = s[1] == '+';
+	for (p = s + 2; p < end; p++)
+		n += *p == '\t';
+	if ((o->vals = calloc(n + 1, sizeof(char *))) == NULL)
+		return -1;
+	p = s + 2;
+	tab = memchr(p, '\t', end - p);
+	if ((o->key = strndup(p, (tab ? tab : end) - p)) == NULL)
+		goto fail;
+	while (tab != NULL) {
+		p = tab + 1;
+		tab = memchr(p, '\t', end - p);
+		if ((o->vals[o->nvals] = strndup(p, (tab ? tab : end) - p)) == NULL)
+			goto fail;
+		o->nvals++;
+	}
+	if (o->key[0] == '\0' && o->kind != CHG_CELL)
+		goto fail;
+	return 0;
+fail:
+	chg_obj_free(o);
+	return -1;
+}
+
+/* ---- planned writes ---- */
+
+static void
+plan_free(struct plan *p)
+{
+	size_t i, j;
+
+	for (i = 0; i < p->n; i++) {
+		for (j = 0; j < p->ops[i].nmod; j++)
+			strv_free(p->ops[i].vals[j]);
+		free(p->ops[i].dn);
+	}
+	free(p->ops);
+	memset(p, 0, sizeof(*p));
+}
+
+/* A new write on dn (taken); NULL when out of memory. */
+static struct op *
+op_new(struct plan *p, int stage, enum op_kind kind, char *dn)
+{
+	struct op *o;
+
+	if (dn == NULL)
+		return NULL;
+	if (p->n == p->cap) {
+		size_t nc = p->cap ? p->cap * 2 : 64;
+		struct op *n = realloc(p->ops, nc * sizeof(*n));
+
+		if (n == NULL) {
+			free(dn);
+			return NULL;
+		}
+		p->ops = n;
+		p->cap = nc;
+	}
+	o = &p->ops[p->n];
+	memset(o, 0, sizeof(*o));
+	o->stage = stage;
+	o->seq = p->n++;
+	o->kind = kind;
+	o->dn = dn;
+	return o;
+}
+
+/* Adds a modification owning vals (freed on failure too). */
+static int
+op_mod(struct op *o, int type, const char *attr, char **vals)
+{
+	if (o == NULL || vals == NULL || o->nmod == MODS) {
+		strv_free(vals);
+		return -1;
+	}
+	o->vals[o->nmod] = vals;
+	o->mod[o->nmod].mod_op = type;
+	o->mod[o->nmod].mod_type = (char *)attr;
+	o->mod[o->nmod].mod_values = vals;
+	o->nmod++;
+	return 0;
+}
+
+static int
+by_stage(const void *a, const void *b)
+{
+	const struct op *x = a, *y = b;
+
+	if (x->stage != y->stage)
+		return x->stage < y->stage ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int
+send_op(LDAP *ld, struct op *o, int *msgid)
+{
+	LDAPMod *mods[MODS + 1];
+	size_t j;
+
+	for (j = 0; j < o->nmod; j++)
+		mods[j] = &o->mod[j];
+	mods[o->nmod] = NULL;
+	switch (o->kind) {
+	case OP_ADD:
+		return ldap_add_ext(ld, o->dn, mods, NULL, NULL, msgid);
+	case OP_MODIFY:
+		return ldap_modify_ext(ld, o->dn, mods, NULL, NULL, msgid);
+	case OP_DELETE:
+		return ldap_delete_ext(ld, o->dn, NULL, NULL, msgid);
+	}
+	return LDAP_OTHER;
+}
+
+/*
+ * The words for a write whose answer never came: it may have landed. Never
+ * "nothing was written".
+ */
+static int
+unknown(struct err *e, int rc, size_t inflight, const char *dn, const char *id)
+{
+	if (*id)
+		return err_set(e, ERR_UNAVAILABLE, 0, NULL,
+		    "LDAP %s while writing %s: the outcome of %zu write%s in flight is unknown; "
+		    "the change is recorded as import %s: run it again to finish it, or undo "
+		    "it with privctl import --abort %s", rc == LDAP_TIMEOUT ?
+		    "did not answer in time" : "went away", dn, inflight, inflight == 1 ? "" : "s",
+		    id, id);
+	return err_set(e, ERR_UNAVAILABLE, 0, NULL,
+	    "LDAP %s while writing %s: whether it was written is unknown; read it back, "
+	    "or send the same change again (it is idempotent)", rc == LDAP_TIMEOUT ?
+	    "did not answer in time" : "went away", dn);
+}
+
+/*
+ * Runs ops[from, to) with up to WINDOW in flight: slapd applies each one
+ * atomically, and the stages order them. Stops issuing at the first
+ * refusal and waits for what is in flight.
+ */
+static int
+run_window(LDAP *ld, const struct cfg *c, struct op *ops, size_t from, size_t to,
+    size_t window, const char *id, size_t *writes, struct err *e)
+{
+	struct timeval tv = { c->ldap_bulk_timeout_s, 0 };
+	int msgids[WINDOW];
+	size_t idx[WINDOW], inflight = 0, next = from, k;
+	int failed = 0;
+
+	while (next < to || inflight > 0) {
+		LDAPMessage *res = NULL;
+		int rc, msgid, err = LDAP_OTHER;
+		char *text = NULL;
+
+		while (!failed && next < to && inflight < window) {
+			if ((rc = send_op(ld, &ops[next], &msgids[inflight])) != LDAP_SUCCESS) {
+				if (rc == LDAP_SERVER_DOWN || rc == LDAP_TIMEOUT)
+					return unknown(e, rc, inflight, ops[next].dn, id);
+				ldapc_fail(e, rc, ops[next].dn);
+				failed = 1;
+				break;
+			}
+			idx[inflight++] = next++;
+		}
+		if (inflight == 0)
+			break;
+		rc = ldap_result(ld, LDAP_RES_ANY, LDAP_MSG_ALL, &tv, &res);
+		if (rc <= 0) {
+			ldap_msgfree(res);
+			return unknown(e, rc == 0 ? LDAP_TIMEOUT : LDAP_SERVER_DOWN, inflight,
+			    ops[idx[0]].dn, id);
+		}
+		msgid = ldap_msgid(res);
+		for (k = 0; k < inflight && msgids[k] != msgid; k++)
+			;
+		if (k == inflight) {
+			ldap_msgfree(res);
+			continue;
+		}
+		ldap_parse_result(ld, res, &err, NULL, &text, NULL, NULL, 1);
+		if (err != LDAP_SUCCESS && !failed) {
+			ldapc_fail(e, err, ops[idx[k]].dn);
+			if (text && *text && e)
+				snprintf(e->msg + strlen(e->msg), sizeof(e->msg) - strlen(e->msg),
+				    " (%s)", text);
+			failed = 1;
+		} else if (err == LDAP_SUCCESS)
+			(*writes)++;
+		ldap_memfree(text);
+		msgids[k] = msgids[inflight - 1];
+		idx[k] = idx[inflight - 1];
+		inflight--;
+	}
+	return failed ? -1 : 0;
+}
+
+/* The entryCSN of dn into out; "" when it cannot be read. */
+static void
+read_csn(LDAP *ld, const struct cfg *c, const char *dn, char out[CHG_CSN_MAX])
+{
+	char *attrs[] = { "entryCSN", NULL };
+	LDAPMessage *res = NULL, *m;
+
+	out[0] = '\0';
+	if (ldapc_search(ld, c, dn, LDAP_SCOPE_BASE, "(objectClass=*)", attrs, 0, &res,
+	    NULL) == 0 && res && (m = ldap_first_entry(ld, res)) != NULL)
+		ldapc_get_buf(ld, m, "entryCSN", out, CHG_CSN_MAX);
+	ldap_msgfree(res);
+}
+
+/*
+ * Runs the plan stage by stage. The people stage ends with one write on
+ * its own, so that its entryCSN is the stage's newest: the follower waits
+ * for it before it shows the change.
+ */
+static int
+run_plan(LDAP *ld, const struct cfg *c, struct plan *p, const char *id,
+    struct chg_result *res, struct err *e)
+{
+	size_t from = 0, to;
+
+	qsort(p->ops, p->n, sizeof(*p->ops), by_stage);
+	while (from < p->n) {
+		int people = p->ops[from].stage == ST_PEOPLE;
+
+		for (to = from; to < p->n && p->ops[to].stage == p->ops[from].stage; to++)
+			;
+		if (run_window(ld, c, p->ops, from, people ? to - 1 : to, WINDOW, id,
+		    &res->writes, e) != 0)
+			return -1;
+		if (people) {
+			if (run_window(ld, c, p->ops, to - 1, to, 1, id, &res->writes, e) != 0)
+				return -1;
+			read_csn(ld, c, p->ops[to - 1].dn, res->csn_people);
+		} else if (p->ops[to - 1].stage != ST_PERSON_DEL && p->ops[to - 1].kind != OP_DELETE) {
+			char csn[CHG_CSN_MAX];
+
+			read_csn(ld, c, p->ops[to - 1].dn, csn);
+			if (*csn)
+				memcpy(res->csn_privileges, csn, sizeof(csn));
+		}
+		from = to;
+	}
+	return 0;
+}
+
+/* ---- what the directory holds ---- */
+
+static void
+cur_free(struct cur *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->cells.cap; i++)
+		if (d->cells.slots[i].key)
+			strv_free(d->cells.slots[i].val);
+	for (i = 0; i < d->people.cap; i++)
+		if (d->people.slots[i].key) {
+			struct person *p = d->people.slots[i].val;
+
+			strv_free(p->cells);
+			free(p->dn);
+			free(p);
+		}
+	strmap_free(&d->reasons);
+	strmap_free(&d->orgs);
+	strmap_free(&d->cells);
+	strmap_free(&d->people);
+	for (i = 0; i < d->nkeys; i++)
+		free(d->keys[i]);
+	free(d->keys);
+	memset(d, 0, sizeof(*d));
+}
+
+/* A copy of s that lives as long as d. */
+static char *
+cur_key(struct cur *d, const char *s, size_t len)
+{
+	char *k;
+
+	if (d->nkeys == d->capkeys) {
+		size_t nc = d->capkeys ? d->capkeys * 2 : 256;
+		char **n = realloc(d->keys, nc * sizeof(*n));
+
+		if (n == NULL)
+			return NULL;
+		d->keys = n;
+		d->capkeys = nc;
+	}
+	if ((k = strndup(s, len)) == NULL)
+		return NULL;
+	return d->keys[d->nkeys++] = k;
+}
+
+static int
+read_nodes(LDAP *ld, const struct cfg *c, const char *rdn, const char *cls,
+    struct strmap *out, struct cur *d, struct err *e)
+{
+	char *base = dn_join(rdn, c->base_dn), filter[64], path[PATH_MAX_LEN + 1];
+	char *attrs[] = { "1.1", NULL };
+	LDAPMessage *res = NULL, *m;
+	int rc = -1, failed;
+
+	snprintf(filter, sizeof(filter), "(objectClass=%s)", cls);
+	if (base == NULL) {
+		oom(e);
+		goto done;
+	}
+	if ((rc = ldapc_search(ld, c, base, LDAP_SCOPE_SUBTREE, filter, attrs, 0, &res, e)) == 1)
+		rc = err_set(e, ERR_INTERNAL, 0, NULL, "%s does not exist in the directory "
+		    "(create the privilege subtree first)", base);
+	for (m = rc == 0 ? ldap_first_entry(ld, res) : NULL; m; m = ldap_next_entry(ld, m)) {
+		char *dn = ldap_get_dn(ld, m), *k;
+
+		if (dn && dn_path(dn, base, path, sizeof(path)) == 0 && path[0]) {
+			if ((k = cur_key(d, path, strlen(path))) == NULL ||
+			    (strmap_put(out, k, (void *)1, &failed), failed)) {
+				ldap_memfree(dn);
+				rc = oom(e);
+				break;
+			}
+		}
+		ldap_memfree(dn);
+	}
+done:
+	ldap_msgfree(res);
+	free(base);
+	return rc;
+}
+
+static int
+read_cells(LDAP *ld, const struct cfg *c, const char *cells_dn, struct cur *d,
+    struct err *e)
+{
+	char *attrs[] = { "privGrant", NULL }, name[CELL_MAX_LEN + 1];
+	LDAPMessage *res = NULL, *m;
+	int rc, failed;
+
+	if ((rc = ldapc_search(ld, c, cells_dn, LDAP_SCOPE_ONELEVEL, "(objectClass=privCell)",
+	    attrs, 0, &res, e)) == 1)
+		rc = err_set(e, ERR_INTERNAL, 0, NULL, "%s does not exist in the directory "
+		    "(create the privilege subtree first)", cells_dn);
+	for (m = rc == 0 ? ldap_first_entry(ld, res) : NULL; m; m = ldap_next_entry(ld, m)) {
+		struct berval **g = ldap_get_values_len(ld, m, "privGrant");
+		char *dn = ldap_get_dn(ld, m), *k, **v;
+		size_t i, n = g ? ldap_count_values_len(g) : 0;
+
+		if (dn == NULL || dn_leaf_cn(dn, cells_dn, name, sizeof(name)) != 0) {
+			ldap_memfree(dn);
+			ldap_value_free_len(g);
+			continue;
+		}
+		ldap_memfree(dn);
+		v = strv_new(n);
+		for (i = 0; v && i < n; i++)
+			if ((v[i] = strndup(g[i]->bv_val, g[i]->bv_len)) == NULL) {
+				strv_free(v);
+				v = NULL;
+			}
+		ldap_value_free_len(g);
+		if (v == NULL || (k = cur_key(d, name, strlen(name))) == NULL) {
+			strv_free(v);
+			rc = oom(e);
+			break;
+		}
+		strmap_put(&d->cells, k, v, &failed);
+		if (failed) {
+			strv_free(v);
+			rc = oom(e);
+			break;
+		}
+	}
+	ldap_msgfree(res);
+	return rc;
+}
+
+static int
+read_person(LDAP *ld, const struct cfg *c, LDAPMessage *m, const char *cells_dn,
+    struct cur *d, struct err *e)
+{
+	struct berval **uid = ldap_get_values_len(ld, m, c->uid_attr);
+	struct berval **oc = ldap_get_values_len(ld, m, "objectClass");
+	struct berval **ms = ldap_get_values_len(ld, m, "privMembership");
+	char name[CELL_MAX_LEN + 1], *dn = ldap_get_dn(ld, m), *k;
+	struct person *p = NULL;
+	size_t i;
+	int rc = -1, failed;
+
+	if (dn == NULL || uid == NULL || uid[0] == NULL) {
+		rc = 0;
+		goto done;
+	}
+	if ((k = cur_key(d, uid[0]->bv_val, uid[0]->bv_len)) == NULL)
+		goto nomem;
+	if (strmap_get(&d->people, k) != NULL) {
+		rc = err_set(e, ERR_INVALID, 0, k, "uid %s matches more than one entry under %s",
+		    k, c->people_dn);
+		goto done;
+	}
+	if ((p = calloc(1, sizeof(*p))) == NULL || (p->dn = strdup(dn)) == NULL ||
+	    (p->cells = strv_new(ms ? ldap_count_values_len(ms) : 0)) == NULL)
+		goto nomem;
+	for (i = 0; oc && oc[i]; i++)
+		if (oc[i]->bv_len == 11 && strncasecmp(oc[i]->bv_val, "privAccount", 11) == 0)
+			p->has_class = 1;
+	for (i = 0; ms && ms[i]; i++) {
+		char *mdn = strndup(ms[i]->bv_val, ms[i]->bv_len);
+
+		if (mdn == NULL)
+			goto nomem;
+		if (dn_leaf_cn(mdn, cells_dn, name, sizeof(name)) == 0) {
+			if ((p->cells[p->ncells++] = strdup(name)) == NULL) {
+				free(mdn);
+				goto nomem;
+			}
+		} else
+			p->foreign = 1;
+		free(mdn);
+	}
+	strmap_put(&d->people, k, p, &failed);
+	if (failed)
+		goto nomem;
+	p = NULL;
+	rc = 0;
+	goto done;
+nomem:
+	rc = oom(e);
+done:
+	if (p) {
+		strv_free(p->cells);
+		free(p->dn);
+		free(p);
+	}
+	ldap_memfree(dn);
+	ldap_value_free_len(uid);
+	ldap_value_free_len(oc);
+	ldap_value_free_len(ms);
+	return rc;
+}
+
+/* The people l names, in batches of escaped filters. */
+static int
+read_people(LDAP *ld, const struct cfg *c, const struct chg_list *l,
+    const char *cells_dn, struct cur *d, struct err *e)
+{
+	char *attrs[] = { c->uid_attr, "objectClass", "privMembership", NULL };
+	size_t i = 0;
+
+	while (i < l->n) {
+		size_t n = 0, flen = 4, j;
+		char *filter, *f;
+		LDAPMessage *res = NULL, *m;
+		int rc;
+
+		for (j = i; j < l->n && n < UID_BATCH; j++)
+			if (l->v[j].kind == CHG_ACCOUNT || l->v[j].kind == CHG_PERSON) {
+				flen += strlen(c->uid_attr) + 3 * strlen(l->v[j].key) + 4;
+				n++;
+			}
+		if (n == 0)
+			break;
+		if ((filter = malloc(flen)) == NULL)
+			return oom(e);
+		f = filter + sprintf(filter, "(|");
+		for (n = 0; i < l->n && n < UID_BATCH; i++) {
+			struct berval in, out;
+
+			if (l->v[i].kind != CHG_ACCOUNT && l->v[i].kind != CHG_PERSON)
+				continue;
+			in.bv_val = l->v[i].key;
+			in.bv_len = strlen(in.bv_val);
+			if (ldap_bv2escaped_filter_value(&in, &out) != 0) {
+				free(filter);
+				return oom(e);
+			}
+			f += sprintf(f, "(%s=%s)", c->uid_attr, out.bv_val);
+			ber_memfree(out.bv_val);
+			n++;
+		}
+		sprintf(f, ")");
+		rc = ldapc_search(ld, c, c->people_dn, LDAP_SCOPE_SUBTREE, filter, attrs, 0, &res, e);
+		free(filter);
+		if (rc == 1)
+			return err_set(e, ERR_INTERNAL, 0, NULL, "ldap.people %s does not exist in "
+			    "the directory", c->people_dn);
+		if (rc != 0)
+			return -1;
+		for (m = ldap_first_entry(ld, res); m; m = ldap_next_entry(ld, m))
+			if (read_person(ld, c, m, cells_dn, d, e) != 0) {
+				ldap_msgfree(res);
+				return -1;
+			}
+		ldap_msgfree(res);
+	}
+	return 0;
+}
+
+static int
+same_set(char *const *a, size_t na, char *const *b, size_t nb)
+{
+	size_t i, j;
+
+	if (na != nb)
+		return 0;
+	for (i = 0; i < na; i++) {
+		for (j = 0; j < nb && strcmp(a[i], b[j]) != 0; j++)
+			;
+		if (j == nb)
+			return 0;
+	}
+	return 1;
+}
+
+static size_t
+strv_len(char *const *v)
+{
+	size_t n = 0;
+
+	while (v && v[n])
+		n++;
+	return n;
+}
+
+/* ---- from states to writes ---- */
+
+static int
+plan_node(struct plan *p, const struct cfg *c, const struct chg_obj *o,
+    const struct cur *d)
+{
+	int reason = o->kind == CHG_REASON;
+	int have = strmap_get(reason ? &d->reasons : &d->orgs, o->key) != NULL;
+	char *container = dn_join(reason ? "ou=reasons" : "ou=organisations", c->base_dn);
+	int depth = path_depth(o->key), rc = -1;
+	struct op *op;
+
+	if (container == NULL)
+		return -1;
+	if (o->present && !have) {
+		op = op_new(p, ST_NODE_ADD + depth, OP_ADD, dn_node(o->key, container));
+		if (op_mod(op, LDAP_MOD_ADD, "objectClass", strv_of(reason ? "privReason" :
+		    "privOrganisation", NULL)) != 0 ||
+		    op_mod(op, LDAP_MOD_ADD, "cn", strv_of(path_leaf(o->key), NULL)) != 0)
+			goto done;
+	} else if (!o->present && have) {
+		if (op_new(p, ST_NODE_DEL + PATH_DEPTH_MAX - depth, OP_DELETE,
+		    dn_node(o->key, container)) == NULL)
+			goto done;
+	}
+	rc = 0;
+done:
+	free(container);
+	return rc;
+}
+
+static int
+plan_cell(struct plan *p, const char *cells_dn, const struct chg_obj *o,
+    const struct cur *d)
+{
+	char reason[PATH_MAX_LEN + 1], org[PATH_MAX_LEN + 1];
+	char **have = strmap_get(&d->cells, o->key);
+	struct op *op;
+
+	if (!o->present) {
+		if (have && op_new(p, ST_CELL_DEL, OP_DELETE, dn_child("cn", o->key, cells_dn)) == NULL)
+			return -1;
+		return 0;
+	}
+	if (have) {
+		if (same_set(have, strv_len(have), o->vals, o->nvals))
+			return 0;
+		/* replace, not delete: deleting an absent value-less attribute fails */
+		op = op_new(p, ST_CELL_PUT, OP_MODIFY, dn_child("cn", o->key, cells_dn));
+		return op_mod(op, LDAP_MOD_REPLACE, "privGrant", strv_dup(o->vals, o->nvals));
+	}
+	if (cell_split(o->key, reason, org, NULL) != 0)
+		return 0;
+	op = op_new(p, ST_CELL_PUT, OP_ADD, dn_child("cn", o->key, cells_dn));
+	if (op_mod(op, LDAP_MOD_ADD, "objectClass", strv_of("privCell", NULL)) != 0 ||
+	    op_mod(op, LDAP_MOD_ADD, "cn", strv_of(o->key, NULL)) != 0 ||
+	    (*reason && op_mod(op, LDAP_MOD_ADD, "privCellReason", strv_of(reason, NULL)) != 0) ||
+	    (*org && op_mod(op, LDAP_MOD_ADD, "privCellOrganisation", strv_of(org, NULL)) != 0) ||
+	    (o->nvals && op_mod(op, LDAP_MOD_ADD, "privGrant", strv_dup(o->vals, o->nvals)) != 0))
+		return -1;
+	return 0;
+}
+
+static char **
+membership_dns(const struct chg_obj *o, const char *cells_dn)
+{
+	char **v = strv_new(o->nvals);
+	size_t i;
+
+	for (i = 0; v && i < o->nvals; i++)
+		if ((v[i] = dn_child("cn", o->vals[i], cells_dn)) == NULL) {
+			strv_free(v);
+			return NULL;
+		}
+	return v;
+}
+
+static int
+plan_account(struct plan *p, const struct cfg *c, const char *cells_dn,
+    const struct chg_obj *o, const struct cur *d, struct err *e)
+{
+	const struct person *have = strmap_get(&d->people, o->key);
+	struct op *op;
+
+	if (o->kind == CHG_PERSON) {
+		if (have && op_new(p, ST_PERSON_DEL, OP_DELETE, strdup(have->dn)) == NULL)
+			return oom(e);
+		return 0;
+	}
+	if (!o->present) {
+		if (have == NULL || !have->has_class)
+			return 0;
+		op = op_new(p, ST_PEOPLE, OP_MODIFY, strdup(have->dn));
+		if (op_mod(op, LDAP_MOD_REPLACE, "privMembership", strv_new(0)) != 0 ||
+		    op_mod(op, LDAP_MOD_DELETE, "objectClass", strv_of("privAccount", NULL)) != 0)
+			return oom(e);
+		return 0;
+	}
+	if (have == NULL) {
+		if (!c->create_people)
+			return err_set(e, ERR_INVALID, 0, o->key, "accounts '%s': no entry with "
+			    "%s=%s under %s (privd does not create people unless "
+			    "ldap.create_people is true)", o->key, c->uid_attr, o->key, c->people_dn);
+		op = op_new(p, ST_PEOPLE, OP_ADD, dn_child(c->uid_attr, o->key, c->people_dn));
+		if (op_mod(op, LDAP_MOD_ADD, "objectClass", strv_of("account", "privAccount")) != 0 ||
+		    op_mod(op, LDAP_MOD_ADD, c->uid_attr, strv_of(o->key, NULL)) != 0 ||
+		    (o->nvals && op_mod(op, LDAP_MOD_ADD, "privMembership",
+		    membership_dns(o, cells_dn)) != 0))
+			return oom(e);
+		return 0;
+	}
+	if (have->has_class && !have->foreign &&
+	    same_set(have->cells, have->ncells, o->vals, o->nvals))
+		return 0;
+	op = op_new(p, ST_PEOPLE, OP_MODIFY, strdup(have->dn));
+	if ((!have->has_class &&
+	    op_mod(op, LDAP_MOD_ADD, "objectClass", strv_of("privAccount", NULL)) != 0) ||
+	    op_mod(op, LDAP_MOD_REPLACE, "privMembership", membership_dns(o, cells_dn)) != 0)
+		return oom(e);
+	return 0;
+}
+
+/* Makes the directory hold l's states, reading what it holds first. */
+static int
+apply_states(LDAP *ld, const struct cfg *c, const struct chg_list *l, const char *id,
+    struct chg_result *res, struct err *e)
+{
+	char *cells_dn = dn_join("ou=cells", c->base_dn);
+	struct plan p = { NULL, 0, 0 };
+	struct cur d;
+	size_t i;
+	int rc = -1;
+
+	memset(&d, 0, sizeof(d));
+	strmap_init(&d.reasons);
+	strmap_init(&d.orgs);
+	strmap_init(&d.cells);
+	strmap_init(&d.people);
+	if (cells_dn == NULL) {
+		oom(e);
+		goto done;
+	}
+	if (read_nodes(ld, c, "ou=reasons", "privReason", &d.reasons, &d, e) != 0 ||
+	    read_nodes(ld, c, "ou=organisations", "privOrganisation", &d.orgs, &d, e) != 0 ||
+	    read_cells(ld, c, cells_dn, &d, e) != 0 ||
+	    read_people(ld, c, l, cells_dn, &d, e) != 0)
+		goto done;
+	for (i = 0; i < l->n; i++) {
+		const struct chg_obj *o = &l->v[i];
+		int r;
+
+		switch (o->kind) {
+		case CHG_REASON:
+		case CHG_ORG:
+			r = plan_node(&p, c, o, &d) != 0 ? oom(e) : 0;
+			break;
+		case CHG_CELL:
+			r = plan_cell(&p, cells_dn, o, &d) != 0 ? oom(e) : 0;
+			break;
+		default:
+			r = plan_account(&p, c, cells_dn, o, &d, e);
+		}
+		if (r != 0)
+			goto done;
+	}
+	rc = run_plan(ld, c, &p, id, res, e);
+	if (p.n)
+		log_info("change%s%s: %zu writes", *id ? " " : "", id, res->writes);
+done:
+	plan_free(&p);
+	cur_free(&d);
+	free(cells_dn);
+	return rc;
+}
+
+/* ---- the record ---- */
+
+static void
+digest_hex(const struct chg_req *rq, char out[65])
+{
+	struct sha256_ctx ctx;
+	uint8_t d[SHA256_DIGEST_SIZE];
+	size_t i;
+
+	sha256_init(&ctx);
+	sha256_update(&ctx, strlen(rq->what) + 1, (const uint8_t *)rq->what);
+	sha256_update(&ctx, rq->len, (const uint8_t *)(rq->body ? rq->body : ""));
+	sha256_digest(&ctx, sizeof(d), d);
+	for (i = 0; i < sizeof(d); i++)
+		sprintf(out + 2 * i, "%02x", d[i]);
+}
+
+static char *
+imports_dn(const struct cfg *c)
+{
+	return dn_join("ou=imports", c->base_dn);
+}
+
+static void
+record_of(LDAP *ld, const struct cfg *c, LDAPMessage *m, struct chg_record *r)
+{
+	long long t = 0;
+
+	(void)c;
+	memset(r, 0, sizeof(*r));
+	ldapc_get_buf(ld, m, "cn", r->id, sizeof(r->id));
+	ldapc_get_buf(ld, m, "privImportState", r->state, sizeof(r->state));
+	ldapc_get_buf(ld, m, "privImportWhat", r->what, sizeof(r->what));
+	ldapc_get_buf(ld, m, "privImportActor", r->actor, sizeof(r->actor));
+	ldapc_get_buf(ld, m, "privImportDigest", r->digest, sizeof(r->digest));
+	ldapc_get_ll(ld, m, "privImportTime", &t);
+	r->started = (long)t;
+}
+
+static int
+newest_first(const void *a, const void *b)
+{
+	const struct chg_record *x = a, *y = b;
+
+	if (x->started != y->started)
+		return x->started > y->started ? -1 : 1;
+	return strcmp(y->id, x->id);
+}
+
+/* Records matching filter; 0 with *out (maybe empty). */
+static int
+find_records(LDAP *ld, const struct cfg *c, const char *filter, struct chg_record **out,
+    size_t *n, struct err *e)
+{
+	char *attrs[] = { "cn", "privImportState", "privImportWhat", "privImportActor",
+	    "privImportDigest", "privImportTime", NULL };
+	char *base = imports_dn(c);
+	LDAPMessage *res = NULL, *m;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (base == NULL)
+		return oom(e);
+	rc = ldapc_search(ld, c, base, LDAP_SCOPE_ONELEVEL, filter, attrs, 0, &res, e);
+	free(base);
+	if (rc == 1)
+		return 0;
+	if (rc != 0)
+		return -1;
+	if ((*out = calloc(ldap_count_entries(ld, res) + 1, sizeof(**out))) == NULL) {
+		ldap_msgfree(res);
+		return oom(e);
+	}
+	for (m = ldap_first_entry(ld, res); m; m = ldap_next_entry(ld, m))
+		record_of(ld, c, m, &(*out)[(*n)++]);
+	ldap_msgfree(res);
+	qsort(*out, *n, sizeof(**out), newest_first);
+	return 0;
+}
+
+int
+chg_records(LDAP *ld, const struct cfg *c, struct chg_record **out, size_t *n,
+    struct err *e)
+{
+	return find_records(ld, c, "(&(objectClass=privImport)(privImportState=*))", out, n, e);
+}
+
+static const char in_progress[] =
+    "(&(objectClass=privImport)(|(privImportState=planning)(privImportState=open)))";
+
+static int
+add_entry(LDAP *ld, const struct cfg *c, const char *dn, LDAPMod **mods, struct err *e)
+{
+	struct timeval tv = { c->ldap_bulk_timeout_s, 0 };
+	LDAPMessage *res = NULL;
+	int rc, msgid, err = LDAP_OTHER;
+
+	if ((rc = ldap_add_ext(ld, dn, mods, NULL, NULL, &msgid)) != LDAP_SUCCESS)
+		return ldapc_fail(e, rc, dn);
+	if ((rc = ldap_result(ld, msgid, LDAP_MSG_ALL, &tv, &res)) <= 0) {
+		ldap_msgfree(res);
+		return unknown(e, rc == 0 ? LDAP_TIMEOUT : LDAP_SERVER_DOWN, 1, dn, "");
+	}
+	ldap_parse_result(ld, res, &err, NULL, NULL, NULL, NULL, 1);
+	if (err != LDAP_SUCCESS && err != LDAP_ALREADY_EXISTS)
+		return ldapc_fail(e, err, dn);
+	return err == LDAP_ALREADY_EXISTS ? 1 : 0;
+}
+
+static int
+ensure_container(LDAP *ld, const struct cfg *c, const char *dn, struct err *e)
+{
+	char *oc[] = { "organizationalUnit", NULL }, *ou[] = { "imports", NULL };
+	LDAPMod m1 = { LDAP_MOD_ADD, "objectClass", { oc } }, m2 = { LDAP_MOD_ADD, "ou", { ou } };
+	LDAPMod *mods[] = { &m1, &m2, NULL };
+
+	return add_entry(ld, c, dn, mods, e) < 0 ? -1 : 0;
+}
+
+/* The record's parts as one plan of adds: states CHUNK to an entry. */
+static int
+plan_parts(struct plan *p, const char *rdn_dn, const struct chg_list *l,
+    const char *attr, char prefix)
+{
+	size_t i = 0, part = 0;
+
+	while (i < l->n) {
+		char cn[16], **vals;
+		size_t n = l->n - i < CHUNK ? l->n - i : CHUNK, j;
+		struct op *op;
+
+		snprintf(cn, sizeof(cn), "%c%05zu", prefix, ++part);
+		op = op_new(p, 0, OP_ADD, dn_child("cn", cn, rdn_dn));
+		if (op == NULL || (vals = strv_new(n)) == NULL)
+			return -1;
+		for (j = 0; j < n; j++)
+			if ((vals[j] = chg_encode(&l->v[i + j])) == NULL) {
+				strv_free(vals);
+				return -1;
+			}
+		if (op_mod(op, LDAP_MOD_ADD, "objectClass", strv_of("privImport", NULL)) != 0 ||
+		    op_mod(op, LDAP_MOD_ADD, "cn", strv_of(cn, NULL)) != 0 ||
+		    op_mod(op, LDAP_MOD_ADD, attr, vals) != 0)
+			return -1;
+		i += n;
+	}
+	return 0;
+}
+
+static int
+set_state(LDAP *ld, const char *dn, const char *state, const char *csn, struct err *e)
+{
+	char *sv[] = { (char *)state, NULL }, *cv[] = { (char *)csn, NULL };
+	char ended[24], *ev[] = { ended, NULL };
+	LDAPMod m1 = { LDAP_MOD_REPLACE, "privImportState", { sv } };
+	LDAPMod m2 = { LDAP_MOD_REPLACE, "privImportCSN", { cv } };
+	LDAPMod m3 = { LDAP_MOD_REPLACE, "privImportEnded", { ev } };
+	LDAPMod *mods[] = { &m1, NULL, NULL, NULL };
+	int rc, n = 1;
+
+	snprintf(ended, sizeof(ended), "%lld", (long long)time(NULL));
+	if (csn && *csn)
+		mods[n++] = &m2;
+	if (strcmp(state, "open") != 0)
+		mods[n++] = &m3;
+	rc = ldap_modify_ext_s(ld, dn, mods, NULL, NULL);
+	if (rc == LDAP_TIMEOUT || rc == LDAP_SERVER_DOWN)
+		return unknown(e, rc, 1, dn, "");
+	return rc == LDAP_SUCCESS ? 0 : ldapc_fail(e, rc, dn);
+}
+
+/* Deletes the record's parts (what it needed only while open). */
+static void
+drop_parts(LDAP *ld, const struct cfg *c, const char *rdn)
+{
+	char *attrs[] = { "1.1", NULL };
+	LDAPMessage *res = NULL, *m;
+
+	if (ldapc_search(ld, c, rdn, LDAP_SCOPE_ONELEVEL, "(objectClass=*)", attrs, 0, &res,
+	    NULL) != 0)
+		return;
+	for (m = ldap_first_entry(ld, res); m; m = ldap_next_entry(ld, m)) {
+		char *dn = ldap_get_dn(ld, m);
+
+		if (dn)
+			ldap_delete_ext_s(ld, dn, NULL, NULL);
+		ldap_memfree(dn);
+	}
+	ldap_msgfree(res);
+}
+
+/* The states in a record's parts (attr privBefore or privAfter). */
+static int
+read_parts(LDAP *ld, const struct cfg *c, const char *rdn, char *attr,
+    struct chg_list *out, struct err *e)
+{
+	char *attrs[] = { attr, NULL };
+	LDAPMessage *res = NULL, *m;
+	int rc;
+
+	if ((rc = ldapc_search(ld, c, rdn, LDAP_SCOPE_ONELEVEL, "(objectClass=privImport)",
+	    attrs, 0, &res, e)) != 0)
+		return rc == 1 ? err_set(e, ERR_NOT_FOUND, 0, NULL, "no record %s", rdn) : -1;
+	for (m = ldap_first_entry(ld, res); m; m = ldap_next_entry(ld, m)) {
+		struct berval **v = ldap_get_values_len(ld, m, attr);
+		size_t i;
+
+		for (i = 0; v && v[i]; i++) {
+			struct chg_obj o;
+			struct chg_obj *no;
+
+			if (chg_decode(v[i]->bv_val, v[i]->bv_len, &o) != 0) {
+				log_warn("change: %s: a malformed state in %s; ignored", rdn, attr);
+				continue;
+			}
+			if (out->n == out->cap) {
+				size_t nc = out->cap ? out->cap * 2 : 64;
+
+				if ((no = realloc(out->v, nc * sizeof(*no))) == NULL) {
+					chg_obj_free(&o);
+					ldap_value_free_len(v);
+					ldap_msgfree(res);
+					return oom(e);
+				}
+				out->v = no;
+				out->cap = nc;
+			}
+			out->v[out->n++] = o;
+		}
+		ldap_value_free_len(v);
+	}
+	ldap_msgfree(res);
+	return 0;
+}
+
+/* Writes the record (planning, its parts, then open); fills res->id. */
+static int
+begin(LDAP *ld, const struct cfg *c, const struct chg_req *rq, const char *digest,
+    const struct chg_list *before, const struct chg_list *after,
+    struct chg_result *res, struct err *e)
+{
+	char *base = imports_dn(c), *rdn = NULL, tbuf[24], stamp[20];
+	unsigned char rnd[4] = { 0, 0, 0, 0 };
+	struct plan p = { NULL, 0, 0 };
+	struct chg_record *others = NULL;
+	size_t nothers = 0, writes = 0, i;
+	time_t now = time(NULL);
+	struct tm tm;
+	struct op *op;
+	int rc = -1;
+
+	if (base == NULL) {
+		oom(e);
+		goto done;
+	}
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		rnd[0] ^= (unsigned char)now;
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%S", &tm);
+	snprintf(res->id, sizeof(res->id), "imp-%s-%02x%02x%02x%02x", stamp, rnd[0], rnd[1],
+	    rnd[2], rnd[3]);
+	snprintf(tbuf, sizeof(tbuf), "%lld", (long long)now);
+	if (ensure_container(ld, c, base, e) != 0 || (rdn = dn_child("cn", res->id, base)) == NULL)
+		goto done;
+	op = op_new(&p, 0, OP_ADD, strdup(rdn));
+	if (op_mod(op, LDAP_MOD_ADD, "objectClass", strv_of("privImport", NULL)) != 0 ||
+	    op_mod(op, LDAP_MOD_ADD, "cn", strv_of(res->id, NULL)) != 0 ||
+	    op_mod(op, LDAP_MOD_ADD, "privImportState", strv_of("planning", NULL)) != 0 ||
+	    op_mod(op, LDAP_MOD_ADD, "privImportWhat", strv_of(rq->what, NULL)) != 0 ||
+	    op_mod(op, LDAP_MOD_ADD, "privImportActor", strv_of(rq->actor ? rq->actor : "-",
+	    NULL)) != 0 ||
+	    op_mod(op, LDAP_MOD_ADD, "privImportDigest", strv_of(digest, NULL)) != 0 ||
+	    op_mod(op, LDAP_MOD_ADD, "privImportTime", strv_of(tbuf, NULL)) != 0) {
+		oom(e);
+		goto done;
+	}
+	if (run_window(ld, c, p.ops, 0, 1, 1, "", &writes, e) != 0)
+		goto done;
+	plan_free(&p);
+	if (plan_parts(&p, rdn, before, "privBefore", 'b') != 0 ||
+	    plan_parts(&p, rdn, after, "privAfter", 'a') != 0) {
+		oom(e);
+		goto fail;
+	}
+	if (run_window(ld, c, p.ops, 0, p.n, 8, "", &writes, e) != 0)
+		goto fail;
+	/* two changes started at once: the one that sees another gives way */
+	if (find_records(ld, c, in_progress, &others, &nothers, e) != 0)
+		goto fail;
+	for (i = 0; i < nothers; i++)
+		if (strcmp(others[i].id, res->id) != 0) {
+			err_set(e, ERR_CONFLICT, 0, "import", "import %s (%s by %s) started at the same "
+			    "time; try again once it has finished", others[i].id, others[i].what,
+			    others[i].actor);
+			goto fail;
+		}
+	{
+		char *sv[] = { "open", NULL };
+		LDAPMod m1 = { LDAP_MOD_REPLACE, "privImportState", { sv } };
+		LDAPMod *mods[] = { &m1, NULL };
+		int r = ldap_modify_ext_s(ld, rdn, mods, NULL, NULL);
+
+		if (r != LDAP_SUCCESS) {
+			ldapc_fail(e, r, rdn);
+			goto fail;
+		}
+	}
+	log_info("change %s: %s by %s: recorded (%zu objects)", res->id, rq->what,
+	    rq->actor ? rq->actor : "-", after->n);
+	rc = 0;
+	goto done;
+fail:
+	/* nothing of the change was written yet: the record goes */
+	drop_parts(ld, c, rdn);
+	ldap_delete_ext_s(ld, rdn, NULL, NULL);
+	res->id[0] = '\0';
+done:
+	free(others);
+	plan_free(&p);
+	free(rdn);
+	free(base);
+	return rc;
+}
+
+/* Closes a record: the follower shows the change once it has seen the
+ * people write with people_csn. */
+static int
+finish(LDAP *ld, const struct cfg *c, const char *id, const char *state,
+    struct chg_result *res, struct err *e)
+{
+	char *base = imports_dn(c), *rdn = base ? dn_child("cn", id, base) : NULL;
+	int rc = -1;
+
+	if (rdn == NULL) {
+		oom(e);
+		goto done;
+	}
+	if (set_state(ld, rdn, state, res->csn_people, e) != 0)
+		goto done;
+	read_csn(ld, c, rdn, res->csn_privileges);
+	drop_parts(ld, c, rdn);
+	log_info("change %s: %s (%zu writes)", id, state, res->writes);
+	rc = 0;
+done:
+	free(rdn);
+	free(base);
+	return rc;
+}
+
+int
+chg_run(LDAP *ld, const struct cfg *c, const struct chg_req *rq,
+    const struct chg_list *before, const struct chg_list *after,
+    struct chg_result *res, struct err *e)
+{
+	struct chg_record *open = NULL;
+	struct chg_list redo = { NULL, 0, 0, };
+	char digest[65];
+	size_t nopen = 0;
+	int rc = -1;
+
+	memset(res, 0, sizeof(*res));
+	digest_hex(rq, digest);
+	if (find_records(ld, c, in_progress, &open, &nopen, e) != 0)
+		return -1;
+	if (nopen > 0) {
+		char *base = imports_dn(c), *rdn;
+
+		if (strcmp(open[0].digest, digest) != 0 || strcmp(open[0].state, "open") != 0) {
+			err_set(e, ERR_CONFLICT, 0, "import", "import %s (%s by %s, started %lds ago) is "
+			    "not finished: run that same import again to finish it, or undo it with "
+			    "privctl import --abort %s", open[0].id, open[0].what, open[0].actor,
+			    (long)(time(NULL) - open[0].started), open[0].id);
+			free(base);
+			goto done;
+		}
+		/* the same change again: finish it from its record */
+		snprintf(res->id, sizeof(res->id), "%s", open[0].id);
+		res->resumed = 1;
+		rdn = base ? dn_child("cn", res->id, base) : NULL;
+		free(base);
+		if (rdn == NULL) {
+			oom(e);
+			goto done;
+		}
+		rc = read_parts(ld, c, rdn, "privAfter", &redo, e);
+		free(rdn);
+		if (rc != 0)
+			goto done;
+		log_info("change %s: resuming %s by %s", res->id, open[0].what, open[0].actor);
+		if ((rc = apply_states(ld, c, &redo, res->id, res, e)) == 0)
+			rc = finish(ld, c, res->id, "closed", res, e);
+		goto done;
+	}
+	if (after->n == 0) {
+		rc = 0;
+		goto done;
+	}
+	/* one object is one entry: slapd writes it whole or not at all */
+	if (after->n > 1 && begin(ld, c, rq, digest, before, after, res, e) != 0)
+		goto done;
+	if ((rc = apply_states(ld, c, after, res->id, res, e)) != 0)
+		goto done;
+	if (res->id[0])
+		rc = finish(ld, c, res->id, "closed", res, e);
+done:
+	chg_list_free(&redo);
+	free(open);
+	return rc;
+}
+
+int
+chg_abort(LDAP *ld, const struct cfg *c, const char *id, struct chg_result *res,
+    struct err *e)
+{
+	char *base = imports_dn(c), *rdn = NULL, *filter = NULL;
+	struct chg_list undo = { NULL, 0, 0 };
+	struct chg_record *rec = NULL;
+	struct berval in = { 0, NULL }, esc = { 0, NULL };
+	size_t n = 0;
+	int rc = -1;
+
+	memset(res, 0, sizeof(*res));
+	snprintf(res->id, sizeof(res->id), "%s", id);
+	in.bv_val = (char *)id;
+	in.bv_len = strlen(id);
+	if (base == NULL || (rdn = dn_child("cn", id, base)) == NULL ||
+	    ldap_bv2escaped_filter_value(&in, &esc) != 0 ||
+	    asprintf(&filter, "(&(objectClass=privImport)(privImportState=*)(cn=%s))",
+	    esc.bv_val) < 0) {
+		filter = NULL;
+		oom(e);
+		goto done;
+	}
+	if (find_records(ld, c, filter, &rec, &n, e) != 0)
+		goto done;
+	if (n == 0) {
+		err_set(e, ERR_NOT_FOUND, 0, "id", "no import %s", id);
+		goto done;
+	}
+	if (strcmp(rec[0].state, "aborted") == 0) {
+		rc = 0;
+		goto done;
+	}
+	if (strcmp(rec[0].state, "closed") == 0) {
+		err_set(e, ERR_CONFLICT, 0, "id", "import %s has finished; there is nothing to "
+		    "abort (make the opposite change instead)", id);
+		goto done;
+	}
+	if (read_parts(ld, c, rdn, "privBefore", &undo, e) != 0)
+		goto done;
+	log_info("change %s: aborting: writing back %zu objects", id, undo.n);
+	if (apply_states(ld, c, &undo, id, res, e) != 0)
+		goto done;
+	rc = finish(ld, c, id, "aborted", res, e);
+done:
+	chg_list_free(&undo);
+	ber_memfree(esc.bv_val);
+	free(filter);
+	free(rec);
+	free(rdn);
+	free(base);
+	return rc;
+}

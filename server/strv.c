@@ -1,0 +1,49 @@
+/* strv.c - NULL-terminated arrays of malloc'd strings. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "strv.h"
+
+char **
+strv_new(size_t n)
+{
+	return calloc(n + 1, sizeof(char *));
+}
+
+void
+strv_free(char **v)
+{
+	size_t i;
+
+	for (i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+char **
+strv_of(const char *a, const char *b)
+{
+	char **v = strv_new(2);
+
+	if (v == NULL)
+		return NULL;
+	if ((v[0] = strdup(a)) == NULL || (b && (v[1] = strdup(b)) == NULL)) {
+		strv_free(v);
+		return NULL;
+	}
+	return v;
+}
+
+char **
+strv_dup(char *const *v, size_t n)
+{
+	char **out = strv_new(n);
+	size_t i;
+
+	for (i = 0; out && i < n; i++)
+		if ((out[i] = strdup(v[i])) == NULL) {
+			strv_free(out);
+			return NULL;
+		}
+	return out;
+}
