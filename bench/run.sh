@@ -14,6 +14,7 @@ cleanup() {
 	for p in $pids; do kill "$p" 2>/dev/null || true; done
 	deploy/slapd-dev.sh stop "$dir/small" 2>/dev/null || true
 	deploy/slapd-dev.sh stop "$dir/big" 2>/dev/null || true
+	deploy/slapd-dev.sh stop "$dir/imp" 2>/dev/null || true
 	rm -rf "$dir"
 }
 trap cleanup EXIT INT TERM
@@ -44,7 +45,7 @@ start_privd() {	# LDAP_PORT HTTP_PORT LOG
 ratio() { echo "$1 $2" | awk '{ printf "%.2f", ($2 > 0 ? $1 / $2 : 0) }'; }
 verdict() { echo "$1 $2 $3" | awk '{ if (($3 == "min" && $1 >= $2) || ($3 == "max" && $1 <= $2)) print "pass"; else print "FAIL" }'; }
 
-for f in ceiling ldapread charge propagate latency gen; do
+for f in ceiling ldapread charge propagate latency gen population; do
 	cc -std=c11 -Wall -Wextra -Werror -O2 -g -D_GNU_SOURCE -o "$dir/$f" "bench/$f.c" \
 		-lmicrohttpd -lldap -llber -lcurl -lpthread
 done
@@ -98,6 +99,20 @@ read -r pm50 pm99 < <("$dir/propagate" membership "ldap://127.0.0.1:$lp/" cn=adm
 half=$((reads / 2))
 read -r l50 l99 _ < <("$dir/latency" "$hp" "$path" "$R" "$half" "$D" 16)
 
+# 6. imports, entry by entry under a record: 20k accounts through the API
+#    while privd serves; 100k through privd --import into an empty directory
+"$dir/population" 20000 > "$dir/pop20k.yaml"
+t0=$(date +%s.%N)
+curl -sf --max-time 600 -H "Authorization: Bearer $A" --data-binary @"$dir/pop20k.yaml" \
+	"$U/v1/import" > /dev/null
+imp20=$(echo "$(date +%s.%N) $t0" | awk '{ printf "%.1f", $1 - $2 }')
+"$dir/population" 100000 > "$dir/pop100k.yaml"
+ip=$(deploy/slapd-dev.sh start "$dir/imp")
+t0=$(date +%s.%N)
+"$top/$privd" -c config/dev.yaml -L "ldap://127.0.0.1:$ip/" --import "$dir/pop100k.yaml" > /dev/null
+imp100=$(echo "$(date +%s.%N) $t0" | awk '{ printf "%.1f", $1 - $2 }')
+deploy/slapd-dev.sh stop "$dir/imp"
+
 # --- the big directory: 100k accounts, 10k cells, 50k grants, 200k memberships
 "$dir/gen" 100000 10000 > "$dir/big.ldif"
 bp=$(deploy/slapd-dev.sh init "$dir/big" "$dir/big.ldif")
@@ -127,3 +142,5 @@ printf '%-44s %-28s %-12s %s\n' "100k accounts: reads vs small directory" "$r4 (
 printf '%-44s %-28s %-12s %s\n' "grant change to API, p50 / p99 (200)" "$pg50 / $pg99 ms" "p99 <= 100" "$(verdict "$pg99" 100 max)"
 printf '%-44s %-28s %-12s %s\n' "membership change to API, p50 / p99 (200)" "$pm50 / $pm99 ms" "p99 <= 100" "$(verdict "$pm99" 100 max)"
 printf '%-44s %-28s %-12s %s\n' "read latency at half peak ($half req/s)" "p50 $l50 / p99 $l99 ms" "(context)" "-"
+printf '%-44s %-28s %-12s %s\n' "import of 20k accounts through the API" "$imp20 s" "(context)" "-"
+printf '%-44s %-28s %-12s %s\n' "import of 100k accounts, privd --import" "$imp100 s" "<= 180 s" "$(verdict "$imp100" 180 max)"

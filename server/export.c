@@ -174,17 +174,52 @@ grants(yaml_emitter_t *em, const struct snap *s, const struct snap_cell *c)
 	return map_end(em);
 }
 
+static int
+cell_by_name(const void *a, const void *b)
+{
+	return strcmp((*(const struct snap_cell *const *)a)->name,
+	    (*(const struct snap_cell *const *)b)->name);
+}
+
+static int
+account_by_uid(const void *a, const void *b)
+{
+	return strcmp((*(const struct snap_account *const *)a)->uid,
+	    (*(const struct snap_account *const *)b)->uid);
+}
+
+static int
+mres_by_cell(const void *a, const void *b)
+{
+	return strcmp((*(const struct snap_mres *const *)a)->cell,
+	    (*(const struct snap_mres *const *)b)->cell);
+}
+
+/* The same model exports the same text, whatever order the snapshot holds it in. */
 char *
 export_yaml(const struct snap *s)
 {
 	struct out o = { NULL, 0, 0, 0 };
+	const struct snap_cell **cells = calloc(s->ncells + 1, sizeof(*cells));
+	const struct snap_account **accts = calloc(s->naccounts + 1, sizeof(*accts));
 	yaml_emitter_t em;
 	yaml_event_t ev;
 	size_t i, k;
 	int ok;
 
-	if (!yaml_emitter_initialize(&em))
+	if (cells == NULL || accts == NULL || !yaml_emitter_initialize(&em)) {
+		free(cells);
+		free(accts);
 		return NULL;
+	}
+	for (i = 0; i < s->ncells; i++)
+		cells[i] = &s->cells[i];
+	for (i = 0; i < s->naccounts; i++)
+		accts[i] = &s->accounts[i];
+	if (s->ncells)
+		qsort(cells, s->ncells, sizeof(*cells), cell_by_name);
+	if (s->naccounts)
+		qsort(accts, s->naccounts, sizeof(*accts), account_by_uid);
 	yaml_emitter_set_output(&em, on_write, &o);
 	yaml_emitter_set_unicode(&em, 1);
 	yaml_emitter_set_width(&em, 100);
@@ -196,16 +231,26 @@ export_yaml(const struct snap *s)
 	    sorted_tree(&em, "organisations", s->orgs, s->norgs) &&
 	    scalar(&em, "grants", 0) && map_start(&em, 0);
 	for (i = 0; ok && i < s->ncells; i++)
-		if (s->cells[i].ngrants > 0)
-			ok = grants(&em, s, &s->cells[i]);
+		if (cells[i]->ngrants > 0)
+			ok = grants(&em, s, cells[i]);
 	ok = ok && map_end(&em) && scalar(&em, "accounts", 0) && map_start(&em, 0);
 	for (i = 0; ok && i < s->naccounts; i++) {
-		const struct snap_account *a = &s->accounts[i];
+		const struct snap_account *a = accts[i];
+		const struct snap_mres **m = calloc(a->nm + 1, sizeof(*m));
 
+		if (m == NULL) {
+			ok = 0;
+			break;
+		}
+		if (a->nm) {
+			memcpy(m, a->m, a->nm * sizeof(*m));
+			qsort(m, a->nm, sizeof(*m), mres_by_cell);
+		}
 		ok = scalar(&em, a->uid, 0) && seq_start(&em);
 		for (k = 0; ok && k < a->nm; k++)
-			ok = scalar(&em, a->m[k]->cell, 0);
+			ok = scalar(&em, m[k]->cell, 0);
 		ok = ok && seq_end(&em);
+		free(m);
 	}
 	ok = ok && map_end(&em) && map_end(&em);
 	yaml_document_end_event_initialize(&ev, 1);
@@ -213,6 +258,8 @@ export_yaml(const struct snap *s)
 	yaml_stream_end_event_initialize(&ev);
 	ok = ok && yaml_emitter_emit(&em, &ev) && yaml_emitter_flush(&em);
 	yaml_emitter_delete(&em);
+	free(cells);
+	free(accts);
 	if (!ok || o.failed) {
 		free(o.p);
 		return NULL;

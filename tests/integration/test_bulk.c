@@ -20,11 +20,13 @@
 
 #include "harness.h"
 
-#define POP 20000
+/* 20,000 accounts; PRIVD_BULK_ACCOUNTS lowers it for the slower sanitizer build */
+static int POP = 20000;
 #define PEOPLE "ou=people,dc=example,dc=edu"
 
 static const char *pop_bin;
 static atomic_int stop;
+static int round_no;		/* request ids stay unique across load rounds */
 static int accounts_base;	/* accounts before the first population */
 
 static char *
@@ -137,8 +139,8 @@ charge_loop(void *arg)
 	while (!atomic_load(&stop)) {
 		char *t;
 
-		snprintf(body, sizeof(body), "{\"request_id\":\"bulk-%d-%ld\",\"amount\":1,"
-		    "\"metadata\":{\"printer\":\"eng-laser\"}}", c->id, n++);
+		snprintf(body, sizeof(body), "{\"request_id\":\"bulk-%d-%d-%ld\",\"amount\":1,"
+		    "\"metadata\":{\"printer\":\"eng-laser\"}}", round_no, c->id, n++);
 		snprintf(path, sizeof(path), "/v1/accounts/%s/quotas/print.pages/%s", c->uid,
 		    c->holds ? "holds" : "charges");
 		t = it_try_request("POST", path, CHARGE_KEY, body, strlen(body), &status);
@@ -150,7 +152,7 @@ charge_loop(void *arg)
 		free(t);
 		if (c->holds) {
 			snprintf(path, sizeof(path), "/v1/accounts/%s/quotas/print.pages/holds/"
-			    "bulk-%d-%ld/commit", c->uid, c->id, n - 1);
+			    "bulk-%d-%d-%ld/commit", c->uid, round_no, c->id, n - 1);
 			t = it_try_request("POST", path, CHARGE_KEY, "{\"amount\":1}", 12, &status);
 			if (status != 200) {
 				note_failure(c, status, t);
@@ -190,6 +192,7 @@ load_start(void)
 {
 	int i;
 
+	round_no++;
 	used0[0] = used_of("mwhite");
 	used0[1] = used_of("bchen");
 	atomic_store(&stop, 0);
@@ -278,6 +281,8 @@ setup(void **state)
 	if (it_group_setup(state) != 0)
 		return -1;
 	it_timeout_s = 600;
+	if (getenv("PRIVD_BULK_ACCOUNTS") != NULL && atoi(getenv("PRIVD_BULK_ACCOUNTS")) >= 300)
+		POP = atoi(getenv("PRIVD_BULK_ACCOUNTS"));
 	pop_bin = getenv("POPULATION_BIN");
 	if (pop_bin == NULL)
 		pop_bin = "build/release/bench/population";
