@@ -179,6 +179,10 @@ inconsistent_values(void **state)
 	refused(BASE PRIVS "terms:\n  - { name: a, start: 2027-02-29, end: 2027-03-01 }\n", 8,
 	    "not a leap year");
 	refused(BASE PRIVS "http: {}\nhttp: {}\n", 8, "given twice");
+	refused(BASE PRIVS "imports:\n  stale_after: 0\n", 8, "imports.stale_after: 0 is out of range");
+	refused(BASE PRIVS "imports:\n  stale: 5\n", 8, "unknown key 'stale' in imports");
+	refused("ldap:\n  uri: ldap://x/\n  bulk_timeout: never\n", 3,
+	    "ldap.bulk_timeout: expected a whole number");
 }
 
 static void

@@ -7,6 +7,7 @@
 #   env.sh slapd-stop DIR     stop slapd only (privd keeps running)
 #   env.sh slapd-start DIR    start slapd again, same port and data
 #   env.sh privd-restart DIR  restart privd on the same ports
+# PRIVD_CONFIG names another configuration (default config/dev.yaml).
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cmd=$1
@@ -19,7 +20,7 @@ port_free() {
 }
 
 start_privd() {
-	"$PRIVD_BIN" -c "$top/config/dev.yaml" -L "ldap://127.0.0.1:$(cat "$dir/ldap_port")/" \
+	"$PRIVD_BIN" -c "${PRIVD_CONFIG:-$top/config/dev.yaml}" -L "ldap://127.0.0.1:$(cat "$dir/ldap_port")/" \
 		-l "127.0.0.1:$(cat "$dir/http_port")" >>"$dir/privd.log" 2>&1 &
 	echo $! > "$dir/privd.pid"
 	for _ in $(seq 1 200); do

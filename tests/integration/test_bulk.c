@@ -487,10 +487,24 @@ privd_killed_then_resumed(void **state)
 	kill((pid_t)pid_of("privd.pid"), SIGKILL);
 	pthread_join(b.t, NULL);
 	free(b.answer);
-	it_sh("tests/integration/env.sh privd-restart %s/env", it_dir);
+	/* restarted with imports.stale_after: 1, so the open import is reported */
+	it_sh("sed 's/^model:/imports:\\n  stale_after: 1\\nmodel:/' config/dev.yaml > %s/stale.yaml && "
+	    "PRIVD_CONFIG=%s/stale.yaml tests/integration/env.sh privd-restart %s/env", it_dir, it_dir,
+	    it_dir);
+	usleep(1500 * 1000);
 	/* a privd started mid-import answers from the model before it */
 	r = readyz();
 	assert_non_null(json_object_get(r, "import"));
+	assert_true(json_is_true(json_object_get(json_object_get(r, "import"), "stale")));
+	{
+		long st;
+		char *m = it_request("GET", "/metrics", READ_KEY, NULL, 0, &st);
+
+		assert_non_null(strstr(m, "\nprivd_import_open 1\n"));
+		assert_non_null(strstr(m, "\nprivd_import_stale 1\n"));
+		free(m);
+	}
+	it_sh("grep -q 'audit: import .* has been open for' %s/env/privd.log", it_dir);
 	assert_int_equal(json_integer_value(json_object_get(r, "accounts")), accounts_base + POP);
 	json_decref(r);
 	assert_int_equal(it_limit_of("jdoe", "print.pages"), 100);
