@@ -1,6 +1,7 @@
 /* http.c - libmicrohttpd glue: a route table, body limits, keys, error answers. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,38 +21,39 @@ struct route {
 	unsigned scope;		/* 0: no key needed */
 	enum MHD_Result (*fn)(struct req *);
 	const char *name;
+	int slow;		/* may take minutes: run beside the HTTP threads */
 };
 
 enum { SCOPE_METRICS = 0x100 };	/* read, unless metrics_public */
 
 static const struct route routes[] = {
-	{ "GET", "/healthz", 0, api_healthz, "healthz" },
-	{ "GET", "/readyz", 0, api_readyz, "readyz" },
-	{ "GET", "/metrics", SCOPE_METRICS, api_metrics, "metrics" },
-	{ "GET", "/v1/accounts/*/privileges", SCOPE_READ, api_privileges, "privileges" },
-	{ "GET", "/v1/accounts/*/privileges/*", SCOPE_READ, api_privilege, "privilege" },
-	{ "GET", "/v1/accounts/*/check", SCOPE_READ, api_check, "check" },
-	{ "GET", "/v1/accounts/*/quotas/*", SCOPE_READ, api_quota, "quota" },
-	{ "POST", "/v1/accounts/*/quotas/*/charges", SCOPE_CHARGE, api_charge, "charge" },
-	{ "POST", "/v1/accounts/*/quotas/*/refunds", SCOPE_CHARGE, api_refund, "refund" },
-	{ "POST", "/v1/accounts/*/quotas/*/holds", SCOPE_CHARGE, api_hold, "hold" },
-	{ "POST", "/v1/accounts/*/quotas/*/holds/*/commit", SCOPE_CHARGE, api_hold_commit, "hold_commit" },
-	{ "DELETE", "/v1/accounts/*/quotas/*/holds/*", SCOPE_CHARGE, api_hold_release, "hold_release" },
-	{ "POST", "/v1/accounts/*/quotas/*/credits", SCOPE_ADMIN, api_credit, "credit" },
-	{ "GET", "/v1/accounts/*/quotas/*/ledger", SCOPE_READ, api_ledger, "ledger" },
-	{ "POST", "/v1/import", SCOPE_ADMIN, api_import, "import" },
-	{ "GET", "/v1/imports", SCOPE_ADMIN, api_imports, "imports" },
-	{ "POST", "/v1/imports/*/abort", SCOPE_ADMIN, api_import_abort, "import_abort" },
-	{ "GET", "/v1/export", SCOPE_ADMIN, api_export, "export" },
-	{ "GET", "/v1/tree/*", SCOPE_READ, api_tree, "tree" },
-	{ "GET", "/v1/who", SCOPE_READ, api_who, "who" },
-	{ "POST", "/v1/nodes/*", SCOPE_ADMIN, api_node_add, "node_add" },
-	{ "DELETE", "/v1/nodes/*", SCOPE_ADMIN, api_node_delete, "node_delete" },
-	{ "POST", "/v1/nodes/*/move", SCOPE_ADMIN, api_node_move, "node_move" },
-	{ "POST", "/v1/grants", SCOPE_ADMIN, api_grant_set, "grant" },
-	{ "DELETE", "/v1/grants", SCOPE_ADMIN, api_grant_revoke, "revoke" },
-	{ "POST", "/v1/memberships", SCOPE_ADMIN, api_member_add, "member_add" },
-	{ "DELETE", "/v1/memberships", SCOPE_ADMIN, api_member_remove, "member_remove" },
+	{ "GET", "/healthz", 0, api_healthz, "healthz", 0 },
+	{ "GET", "/readyz", 0, api_readyz, "readyz", 0 },
+	{ "GET", "/metrics", SCOPE_METRICS, api_metrics, "metrics", 0 },
+	{ "GET", "/v1/accounts/*/privileges", SCOPE_READ, api_privileges, "privileges", 0 },
+	{ "GET", "/v1/accounts/*/privileges/*", SCOPE_READ, api_privilege, "privilege", 0 },
+	{ "GET", "/v1/accounts/*/check", SCOPE_READ, api_check, "check", 0 },
+	{ "GET", "/v1/accounts/*/quotas/*", SCOPE_READ, api_quota, "quota", 0 },
+	{ "POST", "/v1/accounts/*/quotas/*/charges", SCOPE_CHARGE, api_charge, "charge", 0 },
+	{ "POST", "/v1/accounts/*/quotas/*/refunds", SCOPE_CHARGE, api_refund, "refund", 0 },
+	{ "POST", "/v1/accounts/*/quotas/*/holds", SCOPE_CHARGE, api_hold, "hold", 0 },
+	{ "POST", "/v1/accounts/*/quotas/*/holds/*/commit", SCOPE_CHARGE, api_hold_commit, "hold_commit", 0 },
+	{ "DELETE", "/v1/accounts/*/quotas/*/holds/*", SCOPE_CHARGE, api_hold_release, "hold_release", 0 },
+	{ "POST", "/v1/accounts/*/quotas/*/credits", SCOPE_ADMIN, api_credit, "credit", 0 },
+	{ "GET", "/v1/accounts/*/quotas/*/ledger", SCOPE_READ, api_ledger, "ledger", 0 },
+	{ "POST", "/v1/import", SCOPE_ADMIN, api_import, "import", 1 },
+	{ "GET", "/v1/imports", SCOPE_ADMIN, api_imports, "imports", 0 },
+	{ "POST", "/v1/imports/*/abort", SCOPE_ADMIN, api_import_abort, "import_abort", 1 },
+	{ "GET", "/v1/export", SCOPE_ADMIN, api_export, "export", 0 },
+	{ "GET", "/v1/tree/*", SCOPE_READ, api_tree, "tree", 0 },
+	{ "GET", "/v1/who", SCOPE_READ, api_who, "who", 0 },
+	{ "POST", "/v1/nodes/*", SCOPE_ADMIN, api_node_add, "node_add", 0 },
+	{ "DELETE", "/v1/nodes/*", SCOPE_ADMIN, api_node_delete, "node_delete", 1 },
+	{ "POST", "/v1/nodes/*/move", SCOPE_ADMIN, api_node_move, "node_move", 1 },
+	{ "POST", "/v1/grants", SCOPE_ADMIN, api_grant_set, "grant", 0 },
+	{ "DELETE", "/v1/grants", SCOPE_ADMIN, api_grant_revoke, "revoke", 0 },
+	{ "POST", "/v1/memberships", SCOPE_ADMIN, api_member_add, "member_add", 0 },
+	{ "DELETE", "/v1/memberships", SCOPE_ADMIN, api_member_remove, "member_remove", 0 },
 };
 #define NROUTES ((int)(sizeof(routes) / sizeof(routes[0])))
 #define ROUTE_NONE NROUTES	/* unknown routes, for metrics */
@@ -60,6 +62,12 @@ static const char *route_names[NROUTES + 1];
 
 struct conn_ctx {
 	struct timespec start;
+	/* a slow route's answer, made by its own thread while the connection
+	 * is suspended, queued when libmicrohttpd resumes it */
+	int deferred;		/* 1 running, 2 answered */
+	int dstatus;
+	const char *dctype;
+	char *dtext;
 	char *body;
 	size_t len, cap;
 	int too_big;
@@ -79,6 +87,14 @@ http_text(struct req *r, int status, const char *ctype, char *text)
 	struct MHD_Response *resp;
 	enum MHD_Result ret;
 
+	if (r->defer != NULL) {
+		/* kept for the resumed connection: only its own thread may queue it */
+		r->defer->dstatus = text ? status : 500;
+		r->defer->dctype = ctype;
+		r->defer->dtext = text;
+		r->status = r->defer->dstatus;
+		return MHD_YES;
+	}
 	if (text == NULL) {
 		static const char oom[] = "{\"error\":\"internal\",\"message\":\"out of memory\"}";
 
@@ -262,6 +278,80 @@ match(const char *pattern, struct req *r)
 	return 0;
 }
 
+/* jobs resume their connections only while the daemon runs */
+static pthread_mutex_t jobs_lock = PTHREAD_MUTEX_INITIALIZER;
+static int stopping;
+
+struct job {
+	struct req r;
+	char path[2048];	/* the segments r.part points into */
+	enum MHD_Result (*fn)(struct req *);
+};
+
+static void *
+run_job(void *arg)
+{
+	struct job *j = arg;
+	struct MHD_Connection *conn = j->r.conn;
+	struct conn_ctx *cx = j->r.defer;
+
+	j->fn(&j->r);
+	if (j->r.login != NULL) {
+		explicit_bzero((struct login *)j->r.login, sizeof(*j->r.login));
+		free((struct login *)j->r.login);
+	}
+	free(j);
+	pthread_mutex_lock(&jobs_lock);
+	cx->deferred = 2;
+	if (!stopping)
+		MHD_resume_connection(conn);
+	pthread_mutex_unlock(&jobs_lock);
+	return NULL;
+}
+
+/*
+ * Runs a slow route (an import can take minutes) on a thread of its own
+ * while libmicrohttpd keeps the connection suspended, so the HTTP threads
+ * go on serving reads and charges. The job takes r's login.
+ */
+static enum MHD_Result
+defer(struct req *r, const char *path, struct conn_ctx *cx, enum MHD_Result (*fn)(struct req *))
+{
+	struct job *j = calloc(1, sizeof(*j));
+	pthread_attr_t at;
+	pthread_t t;
+	int i, rc;
+
+	if (j == NULL)
+		return http_error(r, 500, "internal", NULL, "out of memory");
+	j->r = *r;
+	j->fn = fn;
+	memcpy(j->path, path, sizeof(j->path));
+	for (i = 0; i < r->nparts; i++)
+		j->r.part[i] = j->path + (r->part[i] - path);
+	j->r.defer = cx;
+	cx->deferred = 1;
+	/* what the audit line of a refusal needs, before r goes */
+	snprintf(cx->method, sizeof(cx->method), "%s", r->method);
+	snprintf(cx->actor, sizeof(cx->actor), "%s", r->actor ? r->actor : "-");
+	if (r->addr[0] == '\0')
+		client_addr(r);
+	snprintf(cx->addr, sizeof(cx->addr), "%s", r->addr);
+	MHD_suspend_connection(r->conn);
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	rc = pthread_create(&t, &at, run_job, j);
+	pthread_attr_destroy(&at);
+	if (rc != 0) {
+		MHD_resume_connection(r->conn);
+		cx->deferred = 0;
+		free(j);
+		return http_error(r, 503, "busy", NULL, "cannot start a thread for this request");
+	}
+	r->login = NULL;	/* the job's now */
+	return MHD_YES;
+}
+
 static enum MHD_Result
 dispatch(struct req *r, const char *url, struct conn_ctx *cx)
 {
@@ -325,7 +415,7 @@ dispatch(struct req *r, const char *url, struct conn_ctx *cx)
 			}
 			/* freed, wiped, by on_request once the answer is queued */
 			r->login = l;
-			return routes[i].fn(r);
+			return routes[i].slow ? defer(r, path, cx, routes[i].fn) : routes[i].fn(r);
 		}
 		if ((r->key = auth_bearer(cfg, h)) == NULL) {
 			return http_error(r, 401, "unauthorized", NULL,
@@ -337,7 +427,7 @@ dispatch(struct req *r, const char *url, struct conn_ctx *cx)
 			    r->key->name, need == SCOPE_ADMIN ? "admin" : need == SCOPE_CHARGE ? "charge" : "read");
 		}
 	}
-	return routes[i].fn(r);
+	return routes[i].slow ? defer(r, path, cx, routes[i].fn) : routes[i].fn(r);
 }
 
 static enum MHD_Result
@@ -374,6 +464,25 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
 		}
 		return MHD_YES;
 	}
+	if (cx->deferred == 2) {
+		/* resumed: the slow route's thread has made the answer */
+		struct MHD_Response *resp = MHD_create_response_from_buffer(
+		    cx->dtext ? strlen(cx->dtext) : 0, cx->dtext, MHD_RESPMEM_MUST_FREE);
+
+		cx->deferred = 3;
+		cx->status = cx->dstatus;
+		cx->dtext = NULL;
+		if (resp == NULL)
+			return MHD_NO;
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+		    cx->dctype ? cx->dctype : "application/json");
+		MHD_add_response_header(resp, "Cache-Control", "no-store");
+		ret = MHD_queue_response(conn, (unsigned)cx->dstatus, resp);
+		MHD_destroy_response(resp);
+		return ret;
+	}
+	if (cx->deferred)
+		return MHD_YES;
 	if (*upload_data_size > 0) {
 		size_t n = *upload_data_size;
 
@@ -407,6 +516,8 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
 		ret = dispatch(&r, url, cx);
 	}
 	cx->status = r.status;
+	if (cx->deferred)
+		cx->status = 200;	/* for now; the audit below waits for the answer */
 	if (r.status >= 400) {
 		/* what the audit line of a refusal needs, once the request is done */
 		snprintf(cx->method, sizeof(cx->method), "%s", method);
@@ -443,6 +554,7 @@ on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 		    cx->status);
 	metrics_observe(cx->route, cx->status, (now.tv_sec - cx->start.tv_sec) +
 	    (now.tv_nsec - cx->start.tv_nsec) / 1e9);
+	free(cx->dtext);
 	free(cx->body);
 	free(cx);
 	*con_cls = NULL;
@@ -501,7 +613,8 @@ int
 http_start(const struct cfg *c, struct err *e)
 {
 	struct sockaddr_storage ss;
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
+	    MHD_ALLOW_SUSPEND_RESUME;
 	char *cert = NULL, *key = NULL;
 	int i;
 
@@ -564,6 +677,9 @@ http_start(const struct cfg *c, struct err *e)
 void
 http_stop(void)
 {
+	pthread_mutex_lock(&jobs_lock);
+	stopping = 1;
+	pthread_mutex_unlock(&jobs_lock);
 	if (daemon_ != NULL)
 		MHD_stop_daemon(daemon_);
 	daemon_ = NULL;

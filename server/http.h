@@ -26,6 +26,7 @@ struct req {
 	char *part[HTTP_MAX_PARTS];	/* path segments */
 	int nparts;
 	int status;		/* set by the send functions */
+	struct conn_ctx *defer;	/* set: the answer is kept for a resumed connection */
 };
 
 int http_start(const struct cfg *c, struct err *e);
