@@ -8,6 +8,7 @@
 #include <ldap.h>
 
 #include "config.h"
+#include "path.h"
 #include "ydoc.h"
 
 #define DEFAULT_MAX_BODY	(1024 * 1024)
@@ -375,6 +376,10 @@ parse_ldap(struct ctx *x, const yaml_node_t *m)
 		} else if (strcmp(ks, "tls_verify") == 0) {
 			if (want_bool(x, v, "ldap.tls_verify", &x->c->ldap_tls_verify) != 0)
 				return -1;
+		} else if (strcmp(ks, "startup_timeout") == 0) {
+			if (want_int(x, v, "ldap.startup_timeout", 0, 86400, &n) != 0)
+				return -1;
+			x->c->startup_timeout_s = (int)n;
 		} else if (strcmp(ks, "bulk_timeout") == 0) {
 			if (want_int(x, v, "ldap.bulk_timeout", 1, 3600, &n) != 0)
 				return -1;
@@ -400,6 +405,8 @@ parse_ldap(struct ctx *x, const yaml_node_t *m)
 static int
 parse_model(struct ctx *x, const yaml_node_t *m)
 {
+	char reason[PATH_MAX_LEN + 1], org[PATH_MAX_LEN + 1];
+
 	if (want_map(x, m, "model") != 0)
 		return -1;
 	YDOC_PAIRS(m, p) {
@@ -408,6 +415,13 @@ parse_model(struct ctx *x, const yaml_node_t *m)
 		if (strcmp(ydoc_str(k), "reasons_leaf_only") == 0) {
 			if (want_bool(x, v, "model.reasons_leaf_only", &x->c->reason_leaf_only) != 0)
 				return -1;
+		} else if (strcmp(ydoc_str(k), "default_cell") == 0) {
+			struct err ce;
+
+			if (dup_str(x, v, "model.default_cell", &x->c->default_cell) != 0)
+				return -1;
+			if (cell_split(x->c->default_cell, reason, org, &ce) != 0)
+				return bad(x, v, "model.default_cell", "model.default_cell: %.200s", ce.msg);
 		} else
 			return unknown(x, k, "model");
 	}
@@ -700,6 +714,7 @@ set_defaults(struct cfg *c)
 	c->uid_attr = strdup("uid");
 	c->ldap_timeout_s = 5;
 	c->ldap_bulk_timeout_s = 300;
+	c->startup_timeout_s = 30;
 	c->import_stale_after_s = 3600;
 	c->reconnect_max_ms = 30000;
 	c->reason_leaf_only = 1;
@@ -830,6 +845,7 @@ cfg_free(struct cfg *c)
 	if (c == NULL)
 		return;
 	free(c->path);
+	free(c->default_cell);
 	free(c->listen_host);
 	free(c->ldap_uri);
 	free(c->write_uri);

@@ -62,11 +62,13 @@ struct cfg {
 	int ldap_timeout_s;	/* one request's write or search */
 	int ldap_bulk_timeout_s;	/* one write of an import (each, not all) */
 	int reconnect_max_ms;
+	int startup_timeout_s;	/* a permanent LDAP error at start: exit after this */
 	int ldap_starttls;	/* StartTLS on an ldap:// URI */
 	char *ldap_ca_file;	/* CA certificates for ldaps:// and StartTLS */
 	int ldap_tls_verify;	/* check the server's certificate (default) */
 
 	int reason_leaf_only;
+	char *default_cell;	/* the membership of people with none, or NULL */
 	int import_stale_after_s;	/* an open import older than this is reported */
 
 	struct cfg_priv *privs;

@@ -11,6 +11,7 @@
 #include "change.h"
 #include "auth.h"
 #include "config.h"
+#include "dirconf.h"
 #include "holds.h"
 #include "http.h"
 #include "import.h"
@@ -34,6 +35,9 @@ usage(FILE *f)
 	    "       privd [-c FILE] --import FILE.yaml [--dry-run]   (again: finishes an interrupted one)\n"
 	    "       privd [-c FILE] --abort-import ID\n"
 	    "       privd [-c FILE] --check-ledger\n"
+	    "       privd [-c FILE] --check-directory          (preflight: exit 0 ok, 1 fault, 3 unreachable)\n"
+	    "       privd [-c FILE] setup-directory [--dry-run] [--bind-dn DN --bind-password-file F]\n"
+	    "       privd [-c FILE] --directory-config ldif|slapd.conf [--database DN] [--admins DN]\n"
 	    "       privd hash-key [KEY]        (reads KEY from stdin when absent)\n"
 	    "       privd --version\n"
 	    "\n"
@@ -161,6 +165,59 @@ abort_import(const struct cfg *c, const char *id)
 	return 0;
 }
 
+/* setup-directory: privd's subtree, as the configured bind or --bind-dn. */
+static int
+setup_directory(const struct cfg *c, int dry_run)
+{
+	struct err e;
+	LDAP *ld = NULL;
+	int rc;
+
+	memset(&e, 0, sizeof(e));
+	if (ldapc_open_write(c, NULL, NULL, &ld, &e) != 0) {
+		fprintf(stderr, "privd: setup-directory: %s\n", e.msg);
+		return 3;
+	}
+	rc = dirconf_setup(ld, c, dry_run, stdout, &e);
+	ldapc_close(ld);
+	if (rc != 0) {
+		fprintf(stderr, "privd: setup-directory: %s\n", e.msg);
+		return e.code == ERR_UNAVAILABLE ? 3 : 1;
+	}
+	return 0;
+}
+
+/* --bind-dn and --bind-password-file: another bind for setup-directory. */
+static int
+override_bind(struct cfg *c, const char *dn, const char *pwfile)
+{
+	char line[512];
+	FILE *f;
+	size_t n;
+
+	line[0] = '\0';
+	if (pwfile != NULL) {
+		if ((f = fopen(pwfile, "r")) == NULL) {
+			perror(pwfile);
+			return -1;
+		}
+		if (fgets(line, sizeof(line), f) == NULL)
+			line[0] = '\0';
+		fclose(f);
+		n = strlen(line);
+		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = '\0';
+	}
+	free(c->bind_dn);
+	if (c->bind_password)
+		explicit_bzero(c->bind_password, strlen(c->bind_password));
+	free(c->bind_password);
+	c->bind_dn = strdup(dn);
+	c->bind_password = strdup(line);
+	explicit_bzero(line, sizeof(line));
+	return c->bind_dn && c->bind_password ? 0 : -1;
+}
+
 /* privd --check-ledger: exit 0 when every counter matches its ledger. */
 static int
 run_check_ledger(const struct cfg *c)
@@ -210,12 +267,22 @@ main(int argc, char **argv)
 		{ "abort-import", required_argument, NULL, 'A' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "check-ledger", no_argument, NULL, 'K' },
+		{ "check-directory", no_argument, NULL, 'P' },
+		{ "setup-directory", no_argument, NULL, 'S' },
+		{ "directory-config", required_argument, NULL, 'G' },
+		{ "database", required_argument, NULL, 'B' },
+		{ "admins", required_argument, NULL, 'a' },
+		{ "bind-dn", required_argument, NULL, 'D' },
+		{ "bind-password-file", required_argument, NULL, 'y' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *path = "/etc/privd/privd.yaml", *listen = NULL, *uri = NULL;
-	const char *import = NULL, *wuri = NULL, *abort_id = NULL;
+	const char *import = NULL, *wuri = NULL, *abort_id = NULL, *dirconf_form = NULL;
+	const char *bind_dn = NULL, *bind_pw_file = NULL;
+	struct dirconf_site site = { NULL, NULL };
+	int check_dir = 0, setup_dir = 0;
 	const char *offset;
 	int ch, check = 0, dry_run = 0, check_ledger = 0, sig, rc = 1;
 	struct cfg *c = NULL;
@@ -236,10 +303,22 @@ main(int argc, char **argv)
 		case 'A': abort_id = optarg; break;
 		case 'n': dry_run = 1; break;
 		case 'K': check_ledger = 1; break;
+		case 'P': check_dir = 1; break;
+		case 'S': setup_dir = 1; break;
+		case 'G': dirconf_form = optarg; break;
+		case 'B': site.database = optarg; break;
+		case 'a': site.admins = optarg; break;
+		case 'D': bind_dn = optarg; break;
+		case 'y': bind_pw_file = optarg; break;
 		case 'V': printf("privd %s\n", PRIVD_VERSION); return 0;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
+	}
+	/* "privd -c FILE setup-directory" reads as well as --setup-directory */
+	if (optind == argc - 1 && strcmp(argv[optind], "setup-directory") == 0) {
+		setup_dir = 1;
+		optind++;
 	}
 	if (optind != argc) {
 		usage(stderr);
@@ -271,6 +350,28 @@ main(int argc, char **argv)
 		printf("%s: OK (%zu privileges, %zu terms, %zu keys)\n", path, c->nprivs,
 		    c->nterms, c->nkeys);
 		rc = 0;
+		goto done;
+	}
+	if (bind_dn != NULL && override_bind(c, bind_dn, bind_pw_file) != 0)
+		goto done;
+	if (dirconf_form != NULL) {
+		char buf[512];
+
+		dirconf_defaults(c, &site, buf, sizeof(buf));
+		if (dirconf_print(c, &site, dirconf_form, stdout) != 0) {
+			fprintf(stderr, "privd: --directory-config: ldif or slapd.conf, not %s\n",
+			    dirconf_form);
+			rc = 2;
+		} else
+			rc = 0;
+		goto done;
+	}
+	if (check_dir) {
+		rc = dirconf_check(c, stdout);
+		goto done;
+	}
+	if (setup_dir) {
+		rc = setup_directory(c, dry_run);
 		goto done;
 	}
 	if (abort_id != NULL) {
@@ -325,7 +426,7 @@ main(int argc, char **argv)
 	sync_stop();
 	snap_shutdown();
 	usage_clear();
-	rc = 0;
+	rc = sync_fatal() ? 1 : 0;
 done:
 	ldpool_free();
 	cfg_free(c);

@@ -13,6 +13,8 @@
  * slapd sends faster than privd reads (every large refresh).
  */
 #include <poll.h>
+#include <signal.h>
+#include <unistd.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -62,6 +64,10 @@ static atomic_ulong reconnects;
 static atomic_long build_usec;
 static pthread_mutex_t errlock = PTHREAD_MUTEX_INITIALIZER;
 static char last_error[ERR_MSG_MAX];
+/* an error no retry mends (a refused bind, no syncprov, no subtree): before
+ * the first snapshot, privd exits on it after ldap.startup_timeout */
+static atomic_int permanent;
+static atomic_int fatal;
 
 static char *reasons_dn, *orgs_dn, *cells_dn, *usage_dn;
 /* the CSN each stream had delivered when the current snapshot was built */
@@ -502,6 +508,9 @@ drain(struct follower *f, enum stream stream)
 			ldap_parse_result(f->ld, msg, &err, NULL, &text, NULL, NULL, 0);
 			log_warn("sync: %s: search ended by the server: %s%s%s", f->what,
 			    ldap_err2string(err), text ? ": " : "", text ? text : "");
+			if (err == LDAP_UNAVAILABLE_CRITICAL_EXTENSION || err == LDAP_NO_SUCH_OBJECT ||
+			    err == LDAP_INSUFFICIENT_ACCESS)
+				atomic_store(&permanent, err);
 			set_error(ldap_err2string(err));
 			ldap_memfree(text);
 			f->ended = 1;
@@ -530,6 +539,8 @@ begin(struct follower *f, const char *base, const char *filter, char **attrs)
 	f->refreshed = f->ended = 0;
 	if (ldapc_open(cfg, NULL, NULL, &f->ld, &e) != 0) {
 		set_error(e.msg);
+		if (strstr(e.msg, "refused") != NULL)
+			atomic_store(&permanent, LDAP_INVALID_CREDENTIALS);
 		return -1;
 	}
 	if ((ber = ber_alloc_t(LBER_USE_DER)) == NULL)
@@ -667,6 +678,10 @@ rebuild(void)
 			cells[in.ncells++].ngrants = nvals;
 			break;
 		case MK_ACCOUNT:
+			if (nvals == 0 && cfg->default_cell != NULL) {
+				vals = (const char **)&cfg->default_cell;
+				nvals = 1;
+			}
 			accts[in.naccounts].uid = m->key;
 			accts[in.naccounts].cells = vals;
 			accts[in.naccounts++].ncells = nvals;
@@ -735,13 +750,19 @@ follow(void)
 	unsigned long seen;
 	long dirty_since = 0;
 	int live = 0;
+	char people_filter[128];
+
+	/* every person, not only those with memberships: a real person
+	 * without any answers 200 with the defaults, a typo 404 */
+	snprintf(people_filter, sizeof(people_filter), "(|(objectClass=privAccount)(%s=*))",
+	    cfg->uid_attr);
 
 	strmap_init(&mirror);
 	strmap_init(&usage_ids);
 	/* usage on the base, not ou=usage: the base always exists */
 	if (begin(&fp, cfg->base_dn, "(|(objectClass=privReason)(objectClass=privOrganisation)"
 	    "(objectClass=privCell)(objectClass=privImport))", priv_attrs) != 0 ||
-	    begin(&fa, cfg->people_dn, "(objectClass=privAccount)", people_attrs) != 0 ||
+	    begin(&fa, cfg->people_dn, people_filter, people_attrs) != 0 ||
 	    begin(&fu, cfg->base_dn, "(objectClass=privUsage)", usage_attrs) != 0)
 		goto out;
 	while (!atomic_load(&stopping)) {
@@ -794,18 +815,52 @@ out:
 	pending_clear();
 }
 
+/* The fix for a permanent error, in words. */
+static const char *
+fix_for(int rc)
+{
+	switch (rc) {
+	case LDAP_INVALID_CREDENTIALS:
+		return "the directory refused privd's bind: check ldap.bind_dn and its password";
+	case LDAP_UNAVAILABLE_CRITICAL_EXTENSION:
+		return "the directory answers sync searches with \"Critical extension is "
+		    "unavailable\": add the syncprov overlay to the database (privd "
+		    "--directory-config ldif, parts 1 and 5)";
+	case LDAP_NO_SUCH_OBJECT:
+		return "ldap.base or ldap.people does not exist: run privd setup-directory, "
+		    "or correct the configuration";
+	default:
+		return "the directory refuses privd's reads: add privd's ACLs (privd "
+		    "--directory-config ldif, part 4)";
+	}
+}
+
 static void *
 run(void *arg)
 {
-	long backoff = 100;
+	long backoff = 100, started = now_ms();
 
 	(void)arg;
 	while (!atomic_load(&stopping)) {
 		long until;
+		int perm;
 
+		atomic_store(&permanent, 0);
 		follow();
 		if (atomic_load(&stopping))
 			break;
+		perm = atomic_load(&permanent);
+		if (perm && atomic_load(&state) == SYNC_STARTING &&
+		    now_ms() - started >= cfg->startup_timeout_s * 1000L) {
+			log_warn("sync: %s; giving up after %d s (ldap.startup_timeout)", fix_for(perm),
+			    cfg->startup_timeout_s);
+			atomic_store(&fatal, 1);
+			kill(getpid(), SIGTERM);
+			break;
+		}
+		if (perm)
+			log_warn("sync: %s; retrying for up to %d s", fix_for(perm),
+			    cfg->startup_timeout_s);
 		if (atomic_load(&state) == SYNC_LIVE) {
 			atomic_store(&state, SYNC_STALE);
 			backoff = 100;
@@ -827,6 +882,12 @@ run(void *arg)
 		backoff = backoff * 2 > cfg->reconnect_max_ms ? cfg->reconnect_max_ms : backoff * 2;
 	}
 	return NULL;
+}
+
+int
+sync_fatal(void)
+{
+	return atomic_load(&fatal);
 }
 
 int

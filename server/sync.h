@@ -27,6 +27,9 @@ void sync_last_error(char *out, size_t n);
  * that stream). -1 when timeout_ms passed first.
  */
 int sync_wait_csn(const char *privileges_csn, const char *people_csn, int timeout_ms);
+/* Whether the follower gave up on a permanent error before the first
+ * snapshot (it then sent privd SIGTERM): main exits with 1. */
+int sync_fatal(void);
 /* Seconds the last snapshot took to build. */
 double sync_build_seconds(void);
 
