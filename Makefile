@@ -69,6 +69,8 @@ $(B)/bench/population: bench/population.c
 integration: $(PRIVD) $(PRIVCTL) $(INTEG_BIN) $(B)/bench/population
 	@set -e; for t in $(INTEG_BIN); do PRIVD_BIN=$(PRIVD) PRIVCTL_BIN=$(PRIVCTL) \
 		POPULATION_BIN=$(B)/bench/population $$t; done
+	@PRIVD_BIN=$(PRIVD) tests/integration/directory.sh
+	@tests/integration/install.sh
 
 # deps first, in its own make, so a fresh machine has the headers before compiling
 check:
