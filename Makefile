@@ -34,7 +34,17 @@ UNIT_BIN = $(UNIT_SRC:tests/%.c=$(B)/tests/%)
 INTEG_SRC = $(wildcard tests/integration/test_*.c)
 INTEG_BIN = $(INTEG_SRC:tests/integration/%.c=$(B)/tests/integration/%)
 
-.PHONY: all deps check unit integration asan fuzz bench run clean
+.PHONY: all deps check unit integration asan fuzz bench run clean install
+
+PREFIX	?= /usr/local
+DESTDIR	?=
+SBINDIR	= $(PREFIX)/sbin
+BINDIR	= $(PREFIX)/bin
+MANDIR	= $(PREFIX)/share/man
+DATADIR	= $(PREFIX)/share/privd
+DOCDIR	= $(PREFIX)/share/doc/privd
+UNITDIR	?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 all: $(PRIVD) $(PRIVCTL)
 
 deps:
@@ -118,6 +128,25 @@ fuzz:
 bench: all
 	@deploy/deps.sh --bench
 	@bench/run.sh
+
+# binaries, man pages, the unit and its user, the schema, the slapd examples
+install: all
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(DATADIR)/schema \
+		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR)
+	install -m 755 server/privd $(DESTDIR)$(SBINDIR)/privd
+	install -m 755 client/privctl $(DESTDIR)$(BINDIR)/privctl
+	install -m 644 doc/privctl.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 doc/privd.yaml.5 doc/privd-import.5 $(DESTDIR)$(MANDIR)/man5/
+	install -m 644 doc/privd.8 $(DESTDIR)$(MANDIR)/man8/
+	install -m 644 schema/privd.schema schema/privd.ldif $(DESTDIR)$(DATADIR)/schema/
+	install -m 644 deploy/privd-cn-config.ldif deploy/privd-slapd.conf config/privd.yaml \
+		config/demo.yaml $(DESTDIR)$(DATADIR)/
+	install -m 644 README.md doc/model.md $(DESTDIR)$(DOCDIR)/
+	install -m 644 deploy/README.md $(DESTDIR)$(DOCDIR)/DEPLOY.md
+	sed 's|@SBINDIR@|$(SBINDIR)|g' deploy/privd.service > $(DESTDIR)$(UNITDIR)/privd.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/privd.service
+	install -m 644 deploy/privd.sysusers $(DESTDIR)$(SYSUSERSDIR)/privd.conf
 
 run:
 	@deploy/deps.sh

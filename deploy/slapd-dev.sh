@@ -64,7 +64,11 @@ index objectClass eq
 index uid eq
 index cn eq
 index privMembership eq
-index entryUUID,entryCSN eq
+index privRequest eq
+index privHold pres
+index privImportState eq
+index entryUUID eq
+index entryCSN eq
 access to attrs=userPassword
 	by self write
 	by anonymous auth

@@ -159,6 +159,12 @@ api_who(struct req *r)
 			if (g->priv != p || (value && def->type == PRIV_SET &&
 			    strcmp(g->elem, value) != 0))
 				continue;
+			/* a cell that denies, or grants less than asked, grants nothing */
+			if ((def->type == PRIV_SET && g->op == GRANT_DEL) ||
+			    (def->type == PRIV_FLAG && !g->num) ||
+			    (value && (def->type == PRIV_NUMBER || def->type == PRIV_QUOTA) &&
+			    g->num < want))
+				continue;
 			json_array_append_new(cells, json_pack("{s:s, s:s}", "cell", s->cells[i].name,
 			    "grant", g->text));
 		}

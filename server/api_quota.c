@@ -148,8 +148,16 @@ done(struct req *r, const struct quota_req *q, const struct quota_res *res,
 	usage_fields(o, q, res->period, &res->u);
 	if (res->replayed)
 		json_object_set_new(o, "replayed", json_true());
-	if (res->expires[0])
+	if (res->expires[0]) {
+		char path[512];
+
+		/* a hold: its id is the request id; say so, and where it settles */
 		json_object_set_new(o, "expires", json_string(res->expires));
+		json_object_set_new(o, "hold_id", json_string(id));
+		snprintf(path, sizeof(path), "/v1/accounts/%s/quotas/%s/holds/%s/commit", q->uid,
+		    q->quota, id);
+		json_object_set_new(o, "commit", json_string(path));
+	}
 	return http_json(r, created && !res->replayed ? 201 : 200, o);
 }
 

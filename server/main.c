@@ -72,7 +72,9 @@ hash_key(int argc, char **argv)
 		return 2;
 	}
 	auth_hash_hex(key, hex);
+	/* the hash, and the line keys: takes (name and scopes to fill in) */
 	printf("sha256: %s\n", hex);
+	printf("keys line: - { name: NAME, sha256: %s, scopes: [read, charge] }\n", hex);
 	explicit_bzero(line, sizeof(line));
 	return 0;
 }

@@ -241,6 +241,7 @@ show_explain_who(void **state)
 	has(out, "  @engineering");
 	has(out, "  jdoe\n");
 	lacks(out, "vguest");
+	lacks(out, "visitor@");		/* it denies eng-laser: it grants nothing */
 	assert_int_equal(privctl("who print.colour --json"), 0);
 	has(out, "\"mwhite\"");
 	assert_int_equal(privctl("who nothing.here"), 1);

@@ -331,6 +331,10 @@ holds_reserve_commit_release_expire(void **state)
 	assert_int_equal(num(j, "amount"), 60);
 	assert_int_equal(num(j, "held"), 60);
 	assert_int_equal(num(j, "remaining"), 40);
+	/* the answer names the hold and where it settles */
+	assert_string_equal(json_string_value(json_object_get(j, "hold_id")), "h-1");
+	assert_string_equal(json_string_value(json_object_get(j, "commit")),
+	    "/v1/accounts/holder/quotas/print.pages/holds/h-1/commit");
 	json_decref(j);
 	/* what is held counts as used: a job cannot take it */
 	assert_int_equal(post("holder", "/charges", CHARGE_KEY, &j,

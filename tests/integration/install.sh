@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# install.sh - make install DESTDIR=... puts every file deploy/README.md
+# names where it says; the unit passes systemd-analyze verify; the shipped
+# slapd examples are what privd --directory-config prints, and every slapd
+# configuration in deploy/ carries the indexes of that one list.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+dir=$(mktemp -d "${TMPDIR:-/tmp}/privd-install.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "install.sh: $*" >&2; exit 1; }
+
+make --no-print-directory install DESTDIR="$dir/root" PREFIX=/usr/local > "$dir/install.log" ||
+	fail "make install failed: $(tail -5 "$dir/install.log")"
+for f in sbin/privd bin/privctl share/man/man8/privd.8 share/man/man1/privctl.1 \
+    share/man/man5/privd.yaml.5 share/man/man5/privd-import.5 share/privd/schema/privd.ldif \
+    share/privd/schema/privd.schema share/privd/privd-cn-config.ldif share/privd/privd-slapd.conf \
+    share/privd/privd.yaml lib/systemd/system/privd.service lib/sysusers.d/privd.conf \
+    share/doc/privd/README.md share/doc/privd/DEPLOY.md share/doc/privd/model.md; do
+	[ -s "$dir/root/usr/local/$f" ] || fail "make install did not install /usr/local/$f"
+	grep -q "/usr/local/$f" deploy/README.md || fail "deploy/README.md does not name /usr/local/$f"
+done
+[ -x "$dir/root/usr/local/sbin/privd" ] || fail "privd is not executable"
+grep -q '^ExecStart=/usr/local/sbin/privd ' "$dir/root/usr/local/lib/systemd/system/privd.service" ||
+	fail "the unit does not run the installed privd"
+for m in privd.8 privctl.1 privd.yaml.5 privd-import.5; do
+	sec=${m##*.}
+	man --warnings -l "$dir/root/usr/local/share/man/man$sec/$m" > /dev/null 2> "$dir/man.err" || true
+	[ -s "$dir/man.err" ] && fail "man $m: $(head -3 "$dir/man.err")"
+done
+# systemd checks the unit, pointed at the installed tree (its binary, its man pages)
+mkdir -p "$dir/unit"
+sed "s|/usr/local/sbin/privd|$dir/root/usr/local/sbin/privd|g" \
+	"$dir/root/usr/local/lib/systemd/system/privd.service" > "$dir/unit/privd.service"
+MANPATH="$dir/root/usr/local/share/man" systemd-analyze verify "$dir/unit/privd.service" \
+	> "$dir/verify.log" 2>&1 || fail "systemd-analyze verify: $(cat "$dir/verify.log")"
+grep -q . "$dir/verify.log" && fail "systemd-analyze verify warned: $(cat "$dir/verify.log")"
+
+# one list: the shipped examples are what privd prints, the configs carry its indexes
+cp deploy/privd-cn-config.ldif deploy/privd-slapd.conf "$dir/"
+deploy/mkdirconf.sh "$top/server/privd"
+cmp -s deploy/privd-cn-config.ldif "$dir/privd-cn-config.ldif" &&
+	cmp -s deploy/privd-slapd.conf "$dir/privd-slapd.conf" ||
+	{ cp "$dir/privd-cn-config.ldif" "$dir/privd-slapd.conf" deploy/;
+	  fail "deploy/privd-cn-config.ldif or privd-slapd.conf is not what privd prints: run deploy/mkdirconf.sh"; }
+grep '^index ' deploy/privd-slapd.conf > "$dir/indexes"
+for conf in deploy/slapd-provider.conf deploy/slapd-consumer.conf deploy/slapd-dev.sh; do
+	while read -r line; do
+		grep -qx "$line" "$conf" || fail "$conf lacks '$line' (the list in server/dirconf.c)"
+	done < "$dir/indexes"
+done
+echo "install.sh: make install put $(find "$dir/root" -type f | wc -l) files where deploy/README.md says; the unit verifies; one index list"
