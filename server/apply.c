@@ -194,28 +194,14 @@ read_people(LDAP *ld, const struct cfg *c, const struct import_doc *doc,
 
 	for (i = 0; i < doc->naccounts; i += UID_BATCH) {
 		size_t n = doc->naccounts - i < UID_BATCH ? doc->naccounts - i : UID_BATCH;
-		size_t flen = 8;
-		char *filter, *f;
+		const char *uids[UID_BATCH];
+		char *filter;
 		LDAPMessage *res = NULL, *m;
 
 		for (j = 0; j < n; j++)
-			flen += strlen(c->uid_attr) + 3 * strlen(doc->accounts[i + j].uid) + 4;
-		if ((filter = malloc(flen)) == NULL)
+			uids[j] = doc->accounts[i + j].uid;
+		if ((filter = ldapc_or_filter(c->uid_attr, uids, n)) == NULL)
 			return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
-		f = filter + sprintf(filter, "(|");
-		for (j = 0; j < n; j++) {
-			struct berval in, out;
-
-			in.bv_val = doc->accounts[i + j].uid;
-			in.bv_len = strlen(in.bv_val);
-			if (ldap_bv2escaped_filter_value(&in, &out) != 0) {
-				free(filter);
-				return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
-			}
-			f += sprintf(f, "(%s=%s)", c->uid_attr, out.bv_val);
-			ber_memfree(out.bv_val);
-		}
-		sprintf(f, ")");
 		if (search(ld, c, c->people_dn, LDAP_SCOPE_SUBTREE, filter, attrs, &res, e) != 0) {
 			free(filter);
 			return -1;
@@ -270,22 +256,6 @@ read_people(LDAP *ld, const struct cfg *c, const struct import_doc *doc,
 		ldap_msgfree(res);
 	}
 	return 0;
-}
-
-static int
-same_set(char *const *a, size_t na, char *const *b, size_t nb)
-{
-	size_t i, j;
-
-	if (na != nb)
-		return 0;
-	for (i = 0; i < na; i++) {
-		for (j = 0; j < nb && strcmp(a[i], b[j]) != 0; j++)
-			;
-		if (j == nb)
-			return 0;
-	}
-	return 1;
 }
 
 /* Appends one change line to the summary. */
@@ -489,7 +459,7 @@ plan_build(const struct cfg *c, const struct import_doc *doc, struct dir *d,
 			    apply_note(sum, "+ cell %s%s%s", ic->name, *buf ? ": " : "", buf) != 0)
 				goto oom;
 			sum->cells_added++;
-		} else if (!same_set(want, nwant, dc->grants, dc->ngrants)) {
+		} else if (!strv_same(want, nwant, dc->grants, dc->ngrants)) {
 			diff_text(dc->grants, dc->ngrants, want, nwant, buf, sizeof(buf));
 			if (chg_put(before, CHG_CELL, 1, ic->name, dc->grants, dc->ngrants) != 0 ||
 			    chg_put(after, CHG_CELL, 1, ic->name, want, nwant) != 0 ||
@@ -531,7 +501,7 @@ plan_build(const struct cfg *c, const struct import_doc *doc, struct dir *d,
 		if (want == NULL)
 			goto oom;
 		if (dp != NULL && dp->has_class &&
-		    same_set(want, nwant, dp->cells, dp->ncells)) {
+		    strv_same(want, nwant, dp->cells, dp->ncells)) {
 			strv_free(want);
 			want = NULL;
 			continue;

@@ -612,37 +612,19 @@ read_people(LDAP *ld, const struct cfg *c, const struct chg_list *l,
 	size_t i = 0;
 
 	while (i < l->n) {
-		size_t n = 0, flen = 4, j;
-		char *filter, *f;
+		const char *uids[UID_BATCH];
+		size_t n = 0;
+		char *filter;
 		LDAPMessage *res = NULL, *m;
 		int rc;
 
-		for (j = i; j < l->n && n < UID_BATCH; j++)
-			if (l->v[j].kind == CHG_ACCOUNT || l->v[j].kind == CHG_PERSON) {
-				flen += strlen(c->uid_attr) + 3 * strlen(l->v[j].key) + 4;
-				n++;
-			}
+		for (; i < l->n && n < UID_BATCH; i++)
+			if (l->v[i].kind == CHG_ACCOUNT || l->v[i].kind == CHG_PERSON)
+				uids[n++] = l->v[i].key;
 		if (n == 0)
 			break;
-		if ((filter = malloc(flen)) == NULL)
+		if ((filter = ldapc_or_filter(c->uid_attr, uids, n)) == NULL)
 			return oom(e);
-		f = filter + sprintf(filter, "(|");
-		for (n = 0; i < l->n && n < UID_BATCH; i++) {
-			struct berval in, out;
-
-			if (l->v[i].kind != CHG_ACCOUNT && l->v[i].kind != CHG_PERSON)
-				continue;
-			in.bv_val = l->v[i].key;
-			in.bv_len = strlen(in.bv_val);
-			if (ldap_bv2escaped_filter_value(&in, &out) != 0) {
-				free(filter);
-				return oom(e);
-			}
-			f += sprintf(f, "(%s=%s)", c->uid_attr, out.bv_val);
-			ber_memfree(out.bv_val);
-			n++;
-		}
-		sprintf(f, ")");
 		rc = ldapc_search(ld, c, c->people_dn, LDAP_SCOPE_SUBTREE, filter, attrs, 0, &res, e);
 		free(filter);
 		if (rc == 1)
@@ -658,32 +640,6 @@ read_people(LDAP *ld, const struct cfg *c, const struct chg_list *l,
 		ldap_msgfree(res);
 	}
 	return 0;
-}
-
-static int
-same_set(char *const *a, size_t na, char *const *b, size_t nb)
-{
-	size_t i, j;
-
-	if (na != nb)
-		return 0;
-	for (i = 0; i < na; i++) {
-		for (j = 0; j < nb && strcmp(a[i], b[j]) != 0; j++)
-			;
-		if (j == nb)
-			return 0;
-	}
-	return 1;
-}
-
-static size_t
-strv_len(char *const *v)
-{
-	size_t n = 0;
-
-	while (v && v[n])
-		n++;
-	return n;
 }
 
 /* ---- from states to writes ---- */
@@ -731,7 +687,7 @@ plan_cell(struct plan *p, const char *cells_dn, const struct chg_obj *o,
 		return 0;
 	}
 	if (have) {
-		if (same_set(have, strv_len(have), o->vals, o->nvals))
+		if (strv_same(have, strv_len(have), o->vals, o->nvals))
 			return 0;
 		/* replace, not delete: deleting an absent value-less attribute fails */
 		op = op_new(p, ST_CELL_PUT, OP_MODIFY, dn_child("cn", o->key, cells_dn));
@@ -798,7 +754,7 @@ plan_account(struct plan *p, const struct cfg *c, const char *cells_dn,
 		return 0;
 	}
 	if (have->has_class && !have->foreign &&
-	    same_set(have->cells, have->ncells, o->vals, o->nvals))
+	    strv_same(have->cells, have->ncells, o->vals, o->nvals))
 		return 0;
 	op = op_new(p, ST_PEOPLE, OP_MODIFY, strdup(have->dn));
 	if ((!have->has_class &&

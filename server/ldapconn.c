@@ -1,4 +1,5 @@
 /* ldapconn.c - one place that knows how privd talks to slapd: options, bind, errors. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
@@ -170,4 +171,31 @@ ldapc_get_str(LDAP *ld, LDAPMessage *m, const char *attr)
 	if (v != NULL)
 		ldap_value_free_len(v);
 	return s;
+}
+
+char *
+ldapc_or_filter(const char *attr, const char *const *vals, size_t n)
+{
+	size_t len = 4, i;
+	char *filter, *f;
+
+	for (i = 0; i < n; i++)
+		len += strlen(attr) + 3 * strlen(vals[i]) + 4;
+	if ((filter = malloc(len)) == NULL)
+		return NULL;
+	f = filter + sprintf(filter, "(|");
+	for (i = 0; i < n; i++) {
+		struct berval in, out;
+
+		in.bv_val = (char *)vals[i];
+		in.bv_len = strlen(vals[i]);
+		if (ldap_bv2escaped_filter_value(&in, &out) != 0) {
+			free(filter);
+			return NULL;
+		}
+		f += sprintf(f, "(%s=%s)", attr, out.bv_val);
+		ber_memfree(out.bv_val);
+	}
+	sprintf(f, ")");
+	return filter;
 }

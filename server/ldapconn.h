@@ -27,6 +27,8 @@ int ldapc_fail(struct err *e, int rc, const char *what);
 int ldapc_search(LDAP *ld, const struct cfg *c, const char *base, int scope,
     const char *filter, char **attrs, int sizelimit, LDAPMessage **res,
     struct err *e);
+/* "(|(attr=v0)(attr=v1)...)" with every value escaped; malloc'd, NULL when out of memory. */
+char *ldapc_or_filter(const char *attr, const char *const *vals, size_t n);
 /* The first value of attr as a number: 0, or -1 when absent or not one. */
 int ldapc_get_ll(LDAP *ld, LDAPMessage *m, const char *attr, long long *out);
 /* The first value of attr, malloc'd; NULL when absent. */

@@ -47,3 +47,29 @@ strv_dup(char *const *v, size_t n)
 		}
 	return out;
 }
+
+size_t
+strv_len(char *const *v)
+{
+	size_t n = 0;
+
+	while (v && v[n])
+		n++;
+	return n;
+}
+
+int
+strv_same(char *const *a, size_t na, char *const *b, size_t nb)
+{
+	size_t i, j;
+
+	if (na != nb)
+		return 0;
+	for (i = 0; i < na; i++) {
+		for (j = 0; j < nb && strcmp(a[i], b[j]) != 0; j++)
+			;
+		if (j == nb)
+			return 0;
+	}
+	return 1;
+}

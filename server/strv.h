@@ -11,5 +11,9 @@ char **strv_of(const char *a, const char *b);
 /* Copies of n strings. */
 char **strv_dup(char *const *v, size_t n);
 void strv_free(char **v);
+/* The number of strings before the NULL (0 for NULL). */
+size_t strv_len(char *const *v);
+/* Whether a and b hold the same strings, in any order (no duplicates). */
+int strv_same(char *const *a, size_t na, char *const *b, size_t nb);
 
 #endif

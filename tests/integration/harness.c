@@ -180,17 +180,22 @@ it_now_ms(void)
 }
 
 json_int_t
+it_number(const char *path, const char *field)
+{
+	json_t *j = it_get(path, 200);
+	json_int_t n = json_integer_value(json_object_get(j, field));
+
+	json_decref(j);
+	return n;
+}
+
+json_int_t
 it_limit_of(const char *uid, const char *priv)
 {
 	char path[256];
-	json_t *j;
-	json_int_t n;
 
 	snprintf(path, sizeof(path), "/v1/accounts/%s/privileges/%s", uid, priv);
-	j = it_get(path, 200);
-	n = json_integer_value(json_object_get(j, "limit"));
-	json_decref(j);
-	return n;
+	return it_number(path, "limit");
 }
 
 /* Polls until fn() is true or ms pass; returns the milliseconds it took, or -1. */

@@ -35,6 +35,8 @@ void it_ldapmodify(const char *ldif);
 int it_ldap_count(const char *base, const char *filter);
 long it_now_ms(void);
 json_int_t it_limit_of(const char *uid, const char *priv);
+/* A number field of a read (with the read key) that must answer 200. */
+json_int_t it_number(const char *path, const char *field);
 /* Polls until fn() is true or ms pass: the milliseconds it took, or -1. */
 long it_within(long ms, int (*fn)(void));
 int it_allowed(const char *path);

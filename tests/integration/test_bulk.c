@@ -175,14 +175,9 @@ static json_int_t
 used_of(const char *uid)
 {
 	char path[256];
-	json_t *j;
-	json_int_t n;
 
 	snprintf(path, sizeof(path), "/v1/accounts/%s/quotas/print.pages", uid);
-	j = it_get(path, 200);
-	n = json_integer_value(json_object_get(j, "used"));
-	json_decref(j);
-	return n;
+	return it_number(path, "used");
 }
 
 static json_int_t used0[2];
