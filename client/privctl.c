@@ -762,7 +762,7 @@ static const struct cmd cmds[] = {
 	  "Adds N to the account's limit for the current (or a named) period.",
 	  cmd_credit, 3, 3 },
 	{ "import", "FILE.yaml [--dry-run] | --abort ID",
-	  "Makes the directory match the file (doc/import.md). With --dry-run, prints\n"
+	  "Makes the directory match the file (man privd-import). With --dry-run, prints\n"
 	  "what would change and changes nothing. An interrupted import (privd or\n"
 	  "slapd killed, LDAP gone) is finished by running the same file again, or\n"
 	  "undone with --abort ID (privctl imports lists them).", cmd_import, 1, 1 },
