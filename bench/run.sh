@@ -109,7 +109,8 @@ imp20=$(echo "$(date +%s.%N) $t0" | awk '{ printf "%.1f", $1 - $2 }')
 "$dir/population" 100000 > "$dir/pop100k.yaml"
 ip=$(deploy/slapd-dev.sh start "$dir/imp")
 t0=$(date +%s.%N)
-"$top/$privd" -c config/dev.yaml -L "ldap://127.0.0.1:$ip/" --import "$dir/pop100k.yaml" > /dev/null
+"$top/$privd" -c config/dev.yaml -L "ldap://127.0.0.1:$ip/" --import "$dir/pop100k.yaml" \
+	> "$dir/import100k.log" 2>&1
 imp100=$(echo "$(date +%s.%N) $t0" | awk '{ printf "%.1f", $1 - $2 }')
 deploy/slapd-dev.sh stop "$dir/imp"
 
