@@ -1142,6 +1142,33 @@ done:
 	return rc;
 }
 
+/* Closed records are history for RECORD_DAYS, then go (a few per change). */
+#define RECORD_DAYS 30
+
+static void
+purge_old(LDAP *ld, const struct cfg *c)
+{
+	char *attrs[] = { "1.1", NULL }, filter[160], *base = imports_dn(c);
+	LDAPMessage *res = NULL, *m;
+
+	snprintf(filter, sizeof(filter), "(&(objectClass=privImport)(|(privImportState=closed)"
+	    "(privImportState=aborted))(privImportEnded<=%lld))",
+	    (long long)time(NULL) - RECORD_DAYS * 86400LL);
+	if (base != NULL && ldapc_search(ld, c, base, LDAP_SCOPE_ONELEVEL, filter, attrs, 20, &res,
+	    NULL) == 0)
+		for (m = ldap_first_entry(ld, res); m; m = ldap_next_entry(ld, m)) {
+			char *dn = ldap_get_dn(ld, m);
+
+			if (dn != NULL) {
+				drop_parts(ld, c, dn);
+				ldap_delete_ext_s(ld, dn, NULL, NULL);
+			}
+			ldap_memfree(dn);
+		}
+	ldap_msgfree(res);
+	free(base);
+}
+
 /* Closes a record: the follower shows the change once it has seen the
  * people write with people_csn. */
 static int
@@ -1159,6 +1186,7 @@ finish(LDAP *ld, const struct cfg *c, const char *id, const char *state,
 		goto done;
 	read_csn(ld, c, rdn, res->csn_privileges);
 	drop_parts(ld, c, rdn);
+	purge_old(ld, c);
 	log_info("change %s: %s (%zu writes)", id, state, res->writes);
 	rc = 0;
 done:
@@ -1182,6 +1210,21 @@ chg_run(LDAP *ld, const struct cfg *c, const struct chg_req *rq,
 	digest_hex(rq, digest);
 	if (find_records(ld, c, in_progress, &open, &nopen, e) != 0)
 		return -1;
+	if (nopen > 0 && strcmp(open[0].state, "planning") == 0 &&
+	    strcmp(open[0].digest, digest) == 0) {
+		/* this change, stopped before its first write: its record may be
+		 * half written, so it goes and the change starts over */
+		char *base = imports_dn(c), *rdn = base ? dn_child("cn", open[0].id, base) : NULL;
+
+		if (rdn != NULL) {
+			drop_parts(ld, c, rdn);
+			ldap_delete_ext_s(ld, rdn, NULL, NULL);
+			log_info("change %s: dropped (it had written nothing); starting over", open[0].id);
+		}
+		free(rdn);
+		free(base);
+		nopen = 0;
+	}
 	if (nopen > 0) {
 		char *base = imports_dn(c), *rdn;
 
