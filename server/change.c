@@ -303,9 +303,18 @@ unknown(struct err *e, int rc, size_t inflight, const char *dn, const char *id)
  * atomically, and the stages order them. Stops issuing at the first
  * refusal and waits for what is in flight.
  */
+static int state_is(LDAP *ld, const struct cfg *c, const char *id, const char *state);
+
+/*
+ * expect: the record's state while this runs ("open" for the change,
+ * "aborting" for its undo); checked every CHECK_EVERY writes, so an abort
+ * stops the change it undoes.
+ */
+#define CHECK_EVERY 256
+
 static int
 run_window(LDAP *ld, const struct cfg *c, struct op *ops, size_t from, size_t to,
-    size_t window, const char *id, size_t *writes, struct err *e)
+    size_t window, const char *id, const char *expect, size_t *writes, struct err *e)
 {
 	struct timeval tv = { c->ldap_bulk_timeout_s, 0 };
 	int msgids[WINDOW];
@@ -318,6 +327,13 @@ run_window(LDAP *ld, const struct cfg *c, struct op *ops, size_t from, size_t to
 		char *text = NULL;
 
 		while (!failed && next < to && inflight < window) {
+			if (expect && *id && (next - from) % CHECK_EVERY == 0 &&
+			    !state_is(ld, c, id, expect)) {
+				err_set(e, ERR_CONFLICT, 0, "import", "import %s is no longer %s "
+				    "(aborted, or finished by another privd): stopped", id, expect);
+				failed = 1;
+				break;
+			}
 			if ((rc = send_op(ld, &ops[next], &msgids[inflight])) != LDAP_SUCCESS) {
 				if (rc == LDAP_SERVER_DOWN || rc == LDAP_TIMEOUT)
 					return unknown(e, rc, inflight, ops[next].dn, id);
@@ -379,7 +395,7 @@ read_csn(LDAP *ld, const struct cfg *c, const char *dn, char out[CHG_CSN_MAX])
  * for it before it shows the change.
  */
 static int
-run_plan(LDAP *ld, const struct cfg *c, struct plan *p, const char *id,
+run_plan(LDAP *ld, const struct cfg *c, struct plan *p, const char *id, const char *expect,
     struct chg_result *res, struct err *e)
 {
 	size_t from = 0, to;
@@ -390,11 +406,11 @@ run_plan(LDAP *ld, const struct cfg *c, struct plan *p, const char *id,
 
 		for (to = from; to < p->n && p->ops[to].stage == p->ops[from].stage; to++)
 			;
-		if (run_window(ld, c, p->ops, from, people ? to - 1 : to, WINDOW, id,
+		if (run_window(ld, c, p->ops, from, people ? to - 1 : to, WINDOW, id, expect,
 		    &res->writes, e) != 0)
 			return -1;
 		if (people) {
-			if (run_window(ld, c, p->ops, to - 1, to, 1, id, &res->writes, e) != 0)
+			if (run_window(ld, c, p->ops, to - 1, to, 1, id, expect, &res->writes, e) != 0)
 				return -1;
 			read_csn(ld, c, p->ops[to - 1].dn, res->csn_people);
 		} else if (p->ops[to - 1].stage != ST_PERSON_DEL && p->ops[to - 1].kind != OP_DELETE) {
@@ -767,7 +783,7 @@ plan_account(struct plan *p, const struct cfg *c, const char *cells_dn,
 /* Makes the directory hold l's states, reading what it holds first. */
 static int
 apply_states(LDAP *ld, const struct cfg *c, const struct chg_list *l, const char *id,
-    struct chg_result *res, struct err *e)
+    const char *expect, struct chg_result *res, struct err *e)
 {
 	char *cells_dn = dn_join("ou=cells", c->base_dn);
 	struct plan p = { NULL, 0, 0 };
@@ -807,7 +823,7 @@ apply_states(LDAP *ld, const struct cfg *c, const struct chg_list *l, const char
 		if (r != 0)
 			goto done;
 	}
-	rc = run_plan(ld, c, &p, id, res, e);
+	rc = run_plan(ld, c, &p, id, expect, res, e);
 	if (p.n)
 		log_info("change%s%s: %zu writes", *id ? " " : "", id, res->writes);
 done:
@@ -898,6 +914,23 @@ find_records(LDAP *ld, const struct cfg *c, const char *filter, struct chg_recor
 	return 0;
 }
 
+static int
+state_is(LDAP *ld, const struct cfg *c, const char *id, const char *state)
+{
+	char *attrs[] = { "privImportState", NULL }, got[16] = "";
+	char *base = imports_dn(c), *rdn = base ? dn_child("cn", id, base) : NULL;
+	LDAPMessage *res = NULL, *m;
+
+	if (rdn && ldapc_search(ld, c, rdn, LDAP_SCOPE_BASE, "(objectClass=privImport)", attrs, 0,
+	    &res, NULL) == 0 && (m = ldap_first_entry(ld, res)) != NULL)
+		ldapc_get_buf(ld, m, "privImportState", got, sizeof(got));
+	ldap_msgfree(res);
+	free(rdn);
+	free(base);
+	/* unreadable: go on; the write itself will say what is wrong */
+	return got[0] == '\0' || strcasecmp(got, state) == 0;
+}
+
 int
 chg_records(LDAP *ld, const struct cfg *c, struct chg_record **out, size_t *n,
     struct err *e)
@@ -906,7 +939,8 @@ chg_records(LDAP *ld, const struct cfg *c, struct chg_record **out, size_t *n,
 }
 
 static const char in_progress[] =
-    "(&(objectClass=privImport)(|(privImportState=planning)(privImportState=open)))";
+    "(&(objectClass=privImport)(|(privImportState=planning)(privImportState=open)"
+    "(privImportState=aborting)))";
 
 static int
 add_entry(LDAP *ld, const struct cfg *c, const char *dn, LDAPMod **mods, struct err *e)
@@ -981,7 +1015,7 @@ set_state(LDAP *ld, const char *dn, const char *state, const char *csn, struct e
 	snprintf(ended, sizeof(ended), "%lld", (long long)time(NULL));
 	if (csn && *csn)
 		mods[n++] = &m2;
-	if (strcmp(state, "open") != 0)
+	if (strcmp(state, "closed") == 0 || strcmp(state, "aborted") == 0)
 		mods[n++] = &m3;
 	rc = ldap_modify_ext_s(ld, dn, mods, NULL, NULL);
 	if (rc == LDAP_TIMEOUT || rc == LDAP_SERVER_DOWN)
@@ -1094,7 +1128,7 @@ begin(LDAP *ld, const struct cfg *c, const struct chg_req *rq, const char *diges
 		oom(e);
 		goto done;
 	}
-	if (run_window(ld, c, p.ops, 0, 1, 1, "", &writes, e) != 0)
+	if (run_window(ld, c, p.ops, 0, 1, 1, "", NULL, &writes, e) != 0)
 		goto done;
 	plan_free(&p);
 	if (plan_parts(&p, rdn, before, "privBefore", 'b') != 0 ||
@@ -1102,7 +1136,7 @@ begin(LDAP *ld, const struct cfg *c, const struct chg_req *rq, const char *diges
 		oom(e);
 		goto fail;
 	}
-	if (run_window(ld, c, p.ops, 0, p.n, 8, "", &writes, e) != 0)
+	if (run_window(ld, c, p.ops, 0, p.n, 8, "", NULL, &writes, e) != 0)
 		goto fail;
 	/* two changes started at once: the one that sees another gives way */
 	if (find_records(ld, c, in_progress, &others, &nothers, e) != 0)
@@ -1228,6 +1262,13 @@ chg_run(LDAP *ld, const struct cfg *c, const struct chg_req *rq,
 	if (nopen > 0) {
 		char *base = imports_dn(c), *rdn;
 
+		if (strcmp(open[0].state, "aborting") == 0) {
+			err_set(e, ERR_CONFLICT, 0, "import", "import %s (%s by %s) is being aborted: "
+			    "run privctl import --abort %s again if that stopped", open[0].id,
+			    open[0].what, open[0].actor, open[0].id);
+			free(base);
+			goto done;
+		}
 		if (strcmp(open[0].digest, digest) != 0 || strcmp(open[0].state, "open") != 0) {
 			err_set(e, ERR_CONFLICT, 0, "import", "import %s (%s by %s, started %lds ago) is "
 			    "not finished: run that same import again to finish it, or undo it with "
@@ -1250,7 +1291,7 @@ chg_run(LDAP *ld, const struct cfg *c, const struct chg_req *rq,
 		if (rc != 0)
 			goto done;
 		log_info("change %s: resuming %s by %s", res->id, open[0].what, open[0].actor);
-		if ((rc = apply_states(ld, c, &redo, res->id, res, e)) == 0)
+		if ((rc = apply_states(ld, c, &redo, res->id, "open", res, e)) == 0)
 			rc = finish(ld, c, res->id, "closed", res, e);
 		goto done;
 	}
@@ -1261,7 +1302,7 @@ chg_run(LDAP *ld, const struct cfg *c, const struct chg_req *rq,
 	/* one object is one entry: slapd writes it whole or not at all */
 	if (after->n > 1 && begin(ld, c, rq, digest, before, after, res, e) != 0)
 		goto done;
-	if ((rc = apply_states(ld, c, after, res->id, res, e)) != 0)
+	if ((rc = apply_states(ld, c, after, res->id, res->id[0] ? "open" : NULL, res, e)) != 0)
 		goto done;
 	if (res->id[0])
 		rc = finish(ld, c, res->id, "closed", res, e);
@@ -1280,7 +1321,7 @@ chg_abort(LDAP *ld, const struct cfg *c, const char *id, struct chg_result *res,
 	struct chg_record *rec = NULL;
 	struct berval in = { 0, NULL }, esc = { 0, NULL };
 	size_t n = 0;
-	int rc = -1;
+	int rc = -1, pass;
 
 	memset(res, 0, sizeof(*res));
 	snprintf(res->id, sizeof(res->id), "%s", id);
@@ -1309,11 +1350,25 @@ chg_abort(LDAP *ld, const struct cfg *c, const char *id, struct chg_result *res,
 		    "abort (make the opposite change instead)", id);
 		goto done;
 	}
-	if (read_parts(ld, c, rdn, "privBefore", &undo, e) != 0)
+	/* the change stops at its next check; readers keep the model before it */
+	if (set_state(ld, rdn, "aborting", NULL, e) != 0)
+		goto done;
+	if (strcmp(rec[0].state, "planning") != 0 &&
+	    read_parts(ld, c, rdn, "privBefore", &undo, e) != 0)
 		goto done;
 	log_info("change %s: aborting: writing back %zu objects", id, undo.n);
-	if (apply_states(ld, c, &undo, id, res, e) != 0)
-		goto done;
+	/* a privd still writing the change stops within CHECK_EVERY writes:
+	 * write back again until a pass finds nothing left to undo */
+	for (pass = 0; pass < 10; pass++) {
+		size_t before = res->writes;
+		struct timespec pause = { 1, 0 };
+
+		if (apply_states(ld, c, &undo, id, "aborting", res, e) != 0)
+			goto done;
+		if (pass > 0 && res->writes == before)
+			break;
+		nanosleep(&pause, NULL);
+	}
 	rc = finish(ld, c, id, "aborted", res, e);
 done:
 	chg_list_free(&undo);

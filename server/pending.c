@@ -154,7 +154,8 @@ fail:
 static int
 is_open(const struct imp *m)
 {
-	return m->record && strcasecmp(m->state, "open") == 0;
+	return m->record && (strcasecmp(m->state, "open") == 0 ||
+	    strcasecmp(m->state, "aborting") == 0);
 }
 
 /* Refreshes what pending_status reports. */

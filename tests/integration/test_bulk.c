@@ -591,6 +591,36 @@ slapd_killed_then_resumed_or_aborted(void **state)
 	free(pop2);
 }
 
+/* An abort while the import is still being written stops it and undoes it whole. */
+static void
+abort_while_importing(void **state)
+{
+	size_t len;
+	char *pop = population("qy", 350, &len), *before = export_now(), *after;
+	char id[64], path[128];
+	struct bg b;
+	json_t *j;
+
+	(void)state;
+	import_until(&b, pop, len, "(uid=qy*)", POP / 5);
+	open_import(id, sizeof(id));
+	assert_string_not_equal(id, "");
+	snprintf(path, sizeof(path), "/v1/imports/%s/abort", id);
+	j = it_call("POST", path, ADMIN_KEY, "{}", 200);
+	json_decref(j);
+	pthread_join(b.t, NULL);
+	/* the import was told it stopped */
+	assert_int_equal(b.status, 409);
+	assert_non_null(strstr(b.answer, "no longer open"));
+	free(b.answer);
+	after = export_now();
+	same_export(before, after);
+	assert_int_equal(it_ldap_count(PEOPLE, "(uid=qy*)"), 0);
+	free(before);
+	free(after);
+	free(pop);
+}
+
 int
 main(void)
 {
@@ -600,6 +630,7 @@ main(void)
 		cmocka_unit_test(big_import_while_charging),
 		cmocka_unit_test(privd_killed_then_resumed),
 		cmocka_unit_test(slapd_killed_then_resumed_or_aborted),
+		cmocka_unit_test(abort_while_importing),
 	};
 
 	return cmocka_run_group_tests(tests, setup, it_group_teardown);
