@@ -400,6 +400,8 @@ run_plan(LDAP *ld, const struct cfg *c, struct plan *p, const char *id, const ch
 {
 	size_t from = 0, to;
 
+	if (p->n == 0)
+		return 0;	/* nothing differs: ops may be NULL */
 	qsort(p->ops, p->n, sizeof(*p->ops), by_stage);
 	while (from < p->n) {
 		int people = p->ops[from].stage == ST_PEOPLE;
