@@ -11,8 +11,6 @@
 #include "change.h"
 #include "dn.h"
 #include "ldapconn.h"
-#include "ldpool.h"
-#include "log.h"
 #include "path.h"
 #include "strv.h"
 #include "strmap.h"

@@ -235,6 +235,23 @@ pending_status(struct pending_status *out)
 
 /* ---- the overlay ---- */
 
+/* Whether m is a part with states whose record is open. */
+static int
+part_counts(const struct imp *m)
+{
+	size_t j;
+
+	if (m->record || m->nbefore == 0)
+		return 0;
+	for (j = 0; j < imps.cap; j++) {
+		const struct imp *r = imps.slots[j].val;
+
+		if (imps.slots[j].key && is_open(r) && strcasecmp(r->dn, m->parent) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 int
 pending_overlay(struct pending_ov *ov)
 {
@@ -245,21 +262,9 @@ pending_overlay(struct pending_ov *ov)
 	strmap_init(&ov->map);
 	for (i = 0; i < imps.cap; i++) {
 		const struct imp *m = imps.slots[i].val;
-		const struct imp *rec;
 
-		if (imps.slots[i].key == NULL || m->record || m->nbefore == 0)
-			continue;
-		/* a part counts while its record is open */
-		rec = NULL;
-		for (j = 0; j < imps.cap && rec == NULL; j++) {
-			const struct imp *r = imps.slots[j].val;
-
-			if (imps.slots[j].key && is_open(r) && strcasecmp(r->dn, m->parent) == 0)
-				rec = r;
-		}
-		if (rec == NULL)
-			continue;
-		n += m->nbefore;
+		if (imps.slots[i].key != NULL && part_counts(m))
+			n += m->nbefore;
 	}
 	if (n == 0)
 		return 0;
@@ -270,16 +275,10 @@ pending_overlay(struct pending_ov *ov)
 		goto fail;
 	for (i = 0; i < imps.cap; i++) {
 		const struct imp *m = imps.slots[i].val;
-		int open = 0;
 
-		if (imps.slots[i].key == NULL || m->record || m->nbefore == 0)
+		if (imps.slots[i].key == NULL || !part_counts(m))
 			continue;
-		for (j = 0; j < imps.cap && !open; j++) {
-			const struct imp *r = imps.slots[j].val;
-
-			open = imps.slots[j].key && is_open(r) && strcasecmp(r->dn, m->parent) == 0;
-		}
-		for (j = 0; open && j < m->nbefore && ov->nkeys < n; j++) {
+		for (j = 0; j < m->nbefore && ov->nkeys < n; j++) {
 			const struct chg_obj *o = &m->before[j];
 			char kind = o->kind == CHG_PERSON ? CHG_ACCOUNT : o->kind;
 			char *k;
