@@ -1,6 +1,6 @@
 # Makefile - privd: build, test and run. See README.md.
 #
-#   make            build server/privd and client/privctl
+#   make            build server/privd, client/privctl, client/cups/privd-cups
 #   make run        private slapd with the demo data, privd on 127.0.0.1:$(PORT)
 #   make check      unit tests (under valgrind) and integration tests
 #   make asan       the whole suite built with ASan + UBSan
@@ -22,9 +22,11 @@ LIBS	= -lldap -llber -lmicrohttpd -lyaml -ljansson -lnettle -lpthread
 ifeq ($(B),build/release)
 PRIVD	= server/privd
 PRIVCTL	= client/privctl
+PRIVCUPS = client/cups/privd-cups
 else
 PRIVD	= $(B)/privd
 PRIVCTL	= $(B)/privctl
+PRIVCUPS = $(B)/privd-cups
 endif
 
 SRV_SRC	= $(filter-out server/main.c,$(wildcard server/*.c))
@@ -44,8 +46,9 @@ MANDIR	= $(PREFIX)/share/man
 DATADIR	= $(PREFIX)/share/privd
 DOCDIR	= $(PREFIX)/share/doc/privd
 UNITDIR	?= $(PREFIX)/lib/systemd/system
+CUPS_BACKENDDIR ?= $(PREFIX)/lib/cups/backend
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
-all: $(PRIVD) $(PRIVCTL)
+all: $(PRIVD) $(PRIVCTL) $(PRIVCUPS)
 
 deps:
 	@deploy/deps.sh
@@ -57,10 +60,17 @@ $(B)/%.o: %.c
 $(PRIVD): $(B)/server/main.o $(SRV_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
-CLI_OBJ	= $(patsubst %.c,$(B)/%.o,$(wildcard client/*.c))
+# client/: one HTTP and config layer under each front end
+CLI_LIB	= $(B)/client/rest.o $(B)/client/yconf.o $(B)/client/keyfile.o
+CUPS_OBJ = $(patsubst %.c,$(B)/%.o,$(wildcard client/cups/*.c))
 
-$(PRIVCTL): $(CLI_OBJ)
+$(B)/client/%.o: CFLAGS += -Iclient
+
+$(PRIVCTL): $(B)/client/privctl.o $(B)/client/conf.o $(CLI_LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ -lcurl -ljansson -lyaml
+
+$(PRIVCUPS): $(CUPS_OBJ) $(CLI_LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ -lcurl -ljansson -lyaml -lcupsimage -lcups -lqpdf
 
 $(B)/tests/test_%: $(B)/tests/test_%.o $(B)/tests/fixture.o $(SRV_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) -lcmocka
@@ -76,10 +86,11 @@ $(B)/bench/population: bench/population.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $<
 
-integration: $(PRIVD) $(PRIVCTL) $(INTEG_BIN) $(B)/bench/population
+integration: $(PRIVD) $(PRIVCTL) $(PRIVCUPS) $(INTEG_BIN) $(B)/bench/population
 	@set -e; for t in $(INTEG_BIN); do PRIVD_BIN=$(PRIVD) PRIVCTL_BIN=$(PRIVCTL) \
 		POPULATION_BIN=$(B)/bench/population $$t; done
 	@PRIVD_BIN=$(PRIVD) tests/integration/directory.sh
+	@PRIVD_BIN=$(PRIVD) PRIVCTL_BIN=$(PRIVCTL) PRIVCUPS_BIN=$(PRIVCUPS) tests/integration/cups.sh
 	@tests/integration/install.sh
 
 # deps first, in its own make, so a fresh machine has the headers before compiling
@@ -133,17 +144,22 @@ bench: all
 install: all
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(DATADIR)/schema \
-		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR)
+		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) \
+		$(DESTDIR)$(CUPS_BACKENDDIR)
 	install -m 755 server/privd $(DESTDIR)$(SBINDIR)/privd
 	install -m 755 client/privctl $(DESTDIR)$(BINDIR)/privctl
+	# 0700: cupsd runs it as root, as a backend that runs other backends must be
+	install -m 700 client/cups/privd-cups $(DESTDIR)$(CUPS_BACKENDDIR)/privd
 	install -m 644 doc/privctl.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 doc/privd.yaml.5 doc/privd-import.5 $(DESTDIR)$(MANDIR)/man5/
-	install -m 644 doc/privd.8 $(DESTDIR)$(MANDIR)/man8/
+	install -m 644 doc/privd.8 doc/privd-cups.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 644 schema/privd.schema schema/privd.ldif $(DESTDIR)$(DATADIR)/schema/
 	install -m 644 deploy/privd-cn-config.ldif deploy/privd-slapd.conf config/privd.yaml \
 		config/demo.yaml $(DESTDIR)$(DATADIR)/
 	install -m 644 README.md doc/model.md $(DESTDIR)$(DOCDIR)/
 	install -m 644 deploy/README.md $(DESTDIR)$(DOCDIR)/DEPLOY.md
+	install -m 644 deploy/cups/README.md $(DESTDIR)$(DOCDIR)/CUPS.md
+	install -m 644 deploy/cups/cups.yaml $(DESTDIR)$(DATADIR)/cups.yaml
 	sed 's|@SBINDIR@|$(SBINDIR)|g' deploy/privd.service > $(DESTDIR)$(UNITDIR)/privd.service
 	chmod 644 $(DESTDIR)$(UNITDIR)/privd.service
 	install -m 644 deploy/privd.sysusers $(DESTDIR)$(SYSUSERSDIR)/privd.conf
@@ -154,7 +170,7 @@ run:
 	@deploy/run-dev.sh $(PORT)
 
 clean:
-	rm -rf build server/privd client/privctl
+	rm -rf build server/privd client/privctl client/cups/privd-cups
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 

@@ -64,7 +64,7 @@ wait_ready "$U"
 	printf 'reasons: { bench: { load: {}, read: {} }, prop: { a: {}, b: {}, c: {} } }\n'
 	printf 'organisations: { lab: { cse: {} } }\n'
 	printf 'grants:\n  "bench/load@": { print.pages: 1000000000 }\n'
-	printf '  "bench@lab": { printer.access: [+lab-laser], print.colour: true }\n'
+	printf '  "bench@lab": { printer.access: [+lab-laser, +wrapped], print.colour: true }\n'
 	printf '  "bench/read@lab/cse": { print.pages: 300, login.hosts: [+cse-lab] }\n'
 	printf '  "prop/a@": { print.pages: 1 }\n  "prop/b@": { print.pages: 7 }\n'
 	printf '  "prop/c@": { print.pages: 9 }\n'
@@ -114,6 +114,14 @@ t0=$(date +%s.%N)
 imp100=$(echo "$(date +%s.%N) $t0" | awk '{ printf "%.1f", $1 - $2 }')
 deploy/slapd-dev.sh stop "$dir/imp"
 
+# 7. print jobs through cupsd to ippeveprinter, wrapped in privd-cups or not
+if [ "$(id -u)" = 0 ]; then
+	read -r cw cd < <(bench/cups.sh "$U" "$C" reader client/cups/privd-cups 20)
+	r5=$(ratio "$cw" "$cd")
+else
+	cw=- cd=- r5=0
+fi
+
 # --- the big directory: 100k accounts, 10k cells, 50k grants, 200k memberships
 "$dir/gen" 100000 10000 > "$dir/big.ldif"
 bp=$(deploy/slapd-dev.sh init "$dir/big" "$dir/big.ldif")
@@ -145,3 +153,4 @@ printf '%-44s %-28s %-12s %s\n' "membership change to API, p50 / p99 (200)" "$pm
 printf '%-44s %-28s %-12s %s\n' "read latency at half peak ($half req/s)" "p50 $l50 / p99 $l99 ms" "(context)" "-"
 printf '%-44s %-28s %-12s %s\n' "import of 20k accounts through the API" "$imp20 s" "(context)" "-"
 printf '%-44s %-28s %-12s %s\n' "import of 100k accounts, privd --import" "$imp100 s" "<= 180 s" "$(verdict "$imp100" 180 max)"
+printf '%-44s %-28s %-12s %s\n' "print jobs via cupsd: privd-cups vs direct" "$r5 ($cw / $cd jobs/s)" ">= 0.80" "$(verdict "$r5" 0.80 min)"

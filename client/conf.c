@@ -3,62 +3,39 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <yaml.h>
-
 #include "conf.h"
+#include "yconf.h"
 
 static int
 from_file(struct conf *c, const char *path)
 {
-	yaml_parser_t p;
-	yaml_document_t doc;
-	yaml_node_t *root;
-	FILE *f = fopen(path, "r");
-	int rc = -1;
+	struct yconf y;
+	char err[512];
+	int rc;
 
-	if (f == NULL)
-		return 0;	/* no file: fine */
-	if (!yaml_parser_initialize(&p)) {
-		fclose(f);
-		return -1;
-	}
-	yaml_parser_set_input_file(&p, f);
-	if (!yaml_parser_load(&p, &doc)) {
-		fprintf(stderr, "privctl: %s:%zu: %s\n", path, p.problem_mark.line + 1,
-		    p.problem ? p.problem : "not YAML");
-		goto out;
-	}
-	root = yaml_document_get_root_node(&doc);
-	if (root == NULL) {
-		rc = 0;
-		goto done;
-	}
-	if (root->type != YAML_MAPPING_NODE) {
-		fprintf(stderr, "privctl: %s:%zu: expected a mapping with url and key\n", path,
-		    root->start_mark.line + 1);
-		goto done;
-	}
-	for (yaml_node_pair_t *pr = root->data.mapping.pairs.start;
-	    pr < root->data.mapping.pairs.top; pr++) {
-		yaml_node_t *k = yaml_document_get_node(&doc, pr->key);
-		yaml_node_t *v = yaml_document_get_node(&doc, pr->value);
-		const char *ks = k && k->type == YAML_SCALAR_NODE ? (char *)k->data.scalar.value : "";
-		char **dst = strcmp(ks, "url") == 0 ? &c->url : strcmp(ks, "key") == 0 ? &c->key : NULL;
-
-		if (dst == NULL || v == NULL || v->type != YAML_SCALAR_NODE) {
-			fprintf(stderr, "privctl: %s:%zu: %s '%s' (expected url: or key: with a value)\n",
-			    path, (k ? k->start_mark.line : 0) + 1, dst ? "no value for" : "unknown key", ks);
-			goto done;
-		}
-		if (*dst == NULL && (*dst = strdup((char *)v->data.scalar.value)) == NULL)
-			goto done;
+	if ((rc = yconf_load(&y, path, 1, err, sizeof(err))) != 0) {
+		if (rc < 0)
+			fprintf(stderr, "privctl: %s\n", err);
+		return rc < 0 ? -1 : 0;	/* no file: fine */
 	}
 	rc = 0;
-done:
-	yaml_document_delete(&doc);
-out:
-	yaml_parser_delete(&p);
-	fclose(f);
+	for (yaml_node_pair_t *pr = y.root ? y.root->data.mapping.pairs.start : NULL;
+	    pr && pr < y.root->data.mapping.pairs.top && rc == 0; pr++) {
+		yaml_node_t *k = yconf_node(&y, pr->key), *v = yconf_node(&y, pr->value);
+		const char *ks = k && k->type == YAML_SCALAR_NODE ? (char *)k->data.scalar.value : "";
+		char **dst = strcmp(ks, "url") == 0 ? &c->url : strcmp(ks, "key") == 0 ? &c->key : NULL;
+		const char *vs;
+
+		if (dst == NULL)
+			rc = yconf_fail(&y, k, "unknown key '%s' (expected url: or key:)", ks);
+		else if ((vs = yconf_scalar(&y, v, ks)) == NULL)
+			rc = -1;
+		else if (*dst == NULL && (*dst = strdup(vs)) == NULL)
+			rc = yconf_fail(&y, v, "out of memory");
+	}
+	if (rc != 0)
+		fprintf(stderr, "privctl: %s\n", err);
+	yconf_free(&y);
 	return rc;
 }
 

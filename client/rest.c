@@ -1,4 +1,4 @@
-/* rest.c - libcurl requests and error answers for privctl. */
+/* rest.c - libcurl requests and error answers for privd's clients. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +22,14 @@ on_data(char *ptr, size_t size, size_t n, void *arg)
 	return size * n;
 }
 
-int
-rest_call(struct rest *r, const char *method, const char *path,
+static const char *
+prog(const struct rest *r)
+{
+	return r->prog ? r->prog : "privctl";
+}
+
+static int
+call_one(struct rest *r, const char *method, const char *path,
     const char *ctype, const char *body, size_t len)
 {
 	CURL *c = curl_easy_init();
@@ -44,9 +50,13 @@ rest_call(struct rest *r, const char *method, const char *path,
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
 	/* bulk imports take as long as they take; other requests a minute at most */
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, r->no_timeout ? 0L : 60L);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 5L);
-	curl_easy_setopt(c, CURLOPT_USERAGENT, "privctl");
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, r->no_timeout ? 0L :
+	    r->timeout_ms > 0 ? r->timeout_ms : 60000L);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
+	    r->timeout_ms > 0 && r->timeout_ms < 5000 ? r->timeout_ms : 5000L);
+	/* no signals: the PAM module runs inside other programs' processes */
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_USERAGENT, prog(r));
 	if (r->user != NULL) {
 		curl_easy_setopt(c, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
 		curl_easy_setopt(c, CURLOPT_USERPWD, r->user);
@@ -72,7 +82,7 @@ rest_call(struct rest *r, const char *method, const char *path,
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
 done:
 	if (rc != CURLE_OK)
-		fprintf(stderr, "privctl: cannot reach privd at %s: %s\n", r->url,
+		snprintf(r->error, sizeof(r->error), "cannot reach privd at %s: %s", r->url,
 		    curl_easy_strerror(rc));
 	curl_slist_free_all(h);
 	if (c)
@@ -81,6 +91,27 @@ done:
 	free(auth);
 	free(ct);
 	return rc == CURLE_OK ? 0 : EXIT_DOWN;
+}
+
+int
+rest_call(struct rest *r, const char *method, const char *path,
+    const char *ctype, const char *body, size_t len)
+{
+	size_t i;
+	int rc = EXIT_DOWN;
+
+	r->error[0] = '\0';
+	if (r->urls == NULL)
+		rc = call_one(r, method, path, ctype, body, len);
+	for (i = 0; r->urls && r->urls[i] && rc != 0; i++) {
+		r->url = r->urls[i];
+		rc = call_one(r, method, path, ctype, body, len);
+	}
+	if (rc != 0 && !r->error[0])
+		snprintf(r->error, sizeof(r->error), "no privd URL is configured");
+	if (rc != 0 && !r->quiet)
+		fprintf(stderr, "%s: %s\n", prog(r), r->error);
+	return rc;
 }
 
 json_t *
@@ -101,7 +132,7 @@ rest_fail(const struct rest *r, const char *what)
 	code = json_string_value(json_object_get(j, "error"));
 	msg = json_string_value(json_object_get(j, "message"));
 	field = json_string_value(json_object_get(j, "field"));
-	fprintf(stderr, "privctl: %s: %s: %s%s%s%s\n", what, code ? code : "error",
+	fprintf(stderr, "%s: %s: %s: %s%s%s%s\n", prog(r), what, code ? code : "error",
 	    msg ? msg : (r->body && *r->body ? r->body : "no message"),
 	    field ? " (field " : "", field ? field : "", field ? ")" : "");
 	json_decref(j);

@@ -158,6 +158,8 @@ done(struct req *r, const struct quota_req *q, const struct quota_res *res,
 		    q->quota, id);
 		json_object_set_new(o, "commit", json_string(path));
 	}
+	if (res->state != NULL)
+		json_object_set_new(o, "state", json_string(res->state));
 	return http_json(r, created && !res->replayed ? 201 : 200, o);
 }
 

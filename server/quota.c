@@ -403,6 +403,31 @@ exceeded(const struct quota_req *q, struct quota_res *r, struct err *e,
 }
 
 /*
+ * Where hold rid (its ledger entry j) stands, for a replay: a print system
+ * that retries a job learns whether its hold is still there to use.
+ */
+static void
+hold_state(const struct ustate *st, const char *rid, json_t *j, struct quota_res *r)
+{
+	const char *exp = json_string_value(json_object_get(j, "expires")), *k;
+	json_t *s;
+	long long n;
+	char *whole;
+
+	if (exp != NULL)
+		snprintf(r->expires, sizeof(r->expires), "%s", exp);
+	if (find_value(st->holds, rid, &n, NULL, 0, &whole) == 0) {
+		r->state = "open";
+		return;
+	}
+	s = find_entry(st, rid, "commit|release|expire");
+	k = s ? json_string_value(json_object_get(s, "kind")) : NULL;
+	r->state = k == NULL ? "released" : strcmp(k, "commit") == 0 ? "committed" :
+	    strcmp(k, "expire") == 0 ? "expired" : "released";
+	json_decref(s);
+}
+
+/*
  * Whether request rid was seen before: 1 a replay (r filled), 0 not seen,
  * -1 a reused id (refused) or an error.
  */
@@ -425,6 +450,8 @@ replay(const struct quota_req *q, const struct ustate *st, const char *rid,
 		r->replayed = 1;
 		r->amount = jnum(j, "amount");
 		r->u = st->u;
+		if (strcmp(kind, "hold") == 0)
+			hold_state(st, rid, j, r);
 		json_decref(j);
 		return 1;
 	}
@@ -497,6 +524,7 @@ take(LDAP *ld, const struct quota_req *q, const char *rid, long long amount,
 		switch (rc) {
 		case LDAP_SUCCESS:
 			r->amount = n;
+			r->state = ttl_s > 0 ? "open" : NULL;
 			ret = 0;
 			if (read_state(ld, q->cfg, t.udn, t.key, 0, &st, e) != 0) {
 				/* it landed: the sync stream brings the counters */
@@ -774,10 +802,11 @@ settled(const struct quota_req *q, const struct ustate *st, const char *id,
 static int
 settle(LDAP *ld, const char *udn, const char *id, const char *holdval,
     const char *kind, long long h, long long amount, const char *actor,
-    time_t now)
+    time_t now, const char *metadata)
 {
 	struct wop o;
-	char *rec = record(kind, id, amount, actor, now, NULL, "I", "released", h - amount);
+	char *rec = record(kind, id, amount, actor, now, metadata, "I", "released",
+	    h - amount);
 	int rc = LDAP_NO_MEMORY;
 
 	memset(&o, 0, sizeof(o));
@@ -793,6 +822,18 @@ settle(LDAP *ld, const char *udn, const char *id, const char *holdval,
 	return rc;
 }
 
+/* The metadata of hold id as JSON text (malloc'd), for its commit or release
+ * to carry: a ledger reader then sees what each settled amount was for. */
+static char *
+hold_metadata(const struct ustate *st, const char *id)
+{
+	json_t *j = find_entry(st, id, "hold"), *m = json_object_get(j, "metadata");
+	char *s = m ? json_dumps(m, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+
+	json_decref(j);
+	return s;
+}
+
 int
 quota_settle(LDAP *ld, const struct quota_req *q, const char *id, int release,
     long long amount, struct quota_res *r, struct err *e)
@@ -800,7 +841,7 @@ quota_settle(LDAP *ld, const struct quota_req *q, const char *id, int release,
 	const char *kind = release ? "release" : "commit";
 	struct target t = { NULL, "", "" };
 	struct ustate st = { 0, { 0, 0, 0, "" }, NULL, NULL, NULL };
-	char exp[32], now[32], *val;
+	char exp[32], now[32], *val, *meta = NULL;
 	long long h;
 	int attempt, rc, ret = -1;
 
@@ -826,7 +867,7 @@ quota_settle(LDAP *ld, const struct quota_req *q, const char *id, int release,
 		}
 		if (strcmp(exp, now) <= 0) {
 			/* past its TTL: release it now rather than wait for the reaper */
-			rc = settle(ld, t.udn, id, val, "expire", h, 0, "privd", q->now);
+			rc = settle(ld, t.udn, id, val, "expire", h, 0, "privd", q->now, NULL);
 			if (rc == LDAP_SUCCESS || rc == LDAP_NO_SUCH_ATTRIBUTE) {
 				read_state(ld, q->cfg, t.udn, t.key, 0, &st, e);
 				refuse(r, e, ERR_CONFLICT, "hold_expired", "id",
@@ -835,7 +876,9 @@ quota_settle(LDAP *ld, const struct quota_req *q, const char *id, int release,
 				ldapc_fail(e, rc, "expire hold");
 			goto done;
 		}
-		rc = settle(ld, t.udn, id, val, kind, h, amount, q->actor, q->now);
+		free(meta);
+		meta = hold_metadata(&st, id);
+		rc = settle(ld, t.udn, id, val, kind, h, amount, q->actor, q->now, meta);
 		if (rc == LDAP_SUCCESS) {
 			r->amount = amount;
 			r->released = h - amount;
@@ -855,6 +898,7 @@ quota_settle(LDAP *ld, const struct quota_req *q, const char *id, int release,
 	}
 	err_set(e, ERR_UNAVAILABLE, 0, NULL, "%s: gave up after %d attempts", kind, TRIES);
 done:
+	free(meta);
 	ustate_free(&st);
 	free(t.udn);
 	return ret;
@@ -964,7 +1008,7 @@ quota_expire(LDAP *ld, const struct cfg *c, time_t now, int max, struct err *e)
 			if (sscanf(holds[i], "%128s %lld %31s", hid, &h, exp) != 3 ||
 			    strcmp(exp, gt) > 0)
 				continue;
-			rc = settle(ld, dn, hid, holds[i], "expire", h, 0, "privd", now);
+			rc = settle(ld, dn, hid, holds[i], "expire", h, 0, "privd", now, NULL);
 			if (rc == LDAP_SUCCESS) {
 				n++;
 				snprintf(key, sizeof(key), "%s/%s", uid, name);

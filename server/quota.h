@@ -37,6 +37,7 @@ struct quota_res {
 	long long refundable;	/* what is left to refund of a charge */
 	char period[PERIOD_KEY_MAX];
 	char expires[40];	/* holds: RFC 3339 UTC */
+	const char *state;	/* holds: open, committed, released, expired */
 	struct usage_val u;	/* the usage entry after the write */
 };
 

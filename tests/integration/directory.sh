@@ -20,12 +20,7 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "directory.sh: $*" >&2; [ -f "$dir/privd.log" ] && tail -20 "$dir/privd.log" >&2; exit 1; }
-free_port() {
-	while :; do
-		p=$(( 20000 + $(od -An -N2 -tu2 /dev/urandom) % 12000 ))
-		(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
-	done
-}
+. tests/integration/lib.sh
 
 # --- a slapd as Debian's package configures it (cn=config, back_mdb)
 port=$(free_port)

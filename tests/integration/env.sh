@@ -7,6 +7,7 @@
 #   env.sh slapd-stop DIR     stop slapd only (privd keeps running)
 #   env.sh slapd-start DIR    start slapd again, same port and data
 #   env.sh privd-restart DIR  restart privd on the same ports
+#   env.sh privd-start DIR    start privd again after it was killed
 # PRIVD_CONFIG names another configuration (default config/dev.yaml).
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -75,6 +76,9 @@ slapd-start)
 	;;
 privd-restart)
 	stop_privd
+	start_privd
+	;;
+privd-start)
 	start_privd
 	;;
 *)

@@ -16,14 +16,21 @@ for f in sbin/privd bin/privctl share/man/man8/privd.8 share/man/man1/privctl.1 
     share/man/man5/privd.yaml.5 share/man/man5/privd-import.5 share/privd/schema/privd.ldif \
     share/privd/schema/privd.schema share/privd/privd-cn-config.ldif share/privd/privd-slapd.conf \
     share/privd/privd.yaml lib/systemd/system/privd.service lib/sysusers.d/privd.conf \
-    share/doc/privd/README.md share/doc/privd/DEPLOY.md share/doc/privd/model.md; do
+    share/doc/privd/README.md share/doc/privd/DEPLOY.md share/doc/privd/model.md \
+    share/man/man8/privd-cups.8 share/doc/privd/CUPS.md share/privd/cups.yaml lib/cups/backend/privd; do
 	[ -s "$dir/root/usr/local/$f" ] || fail "make install did not install /usr/local/$f"
 	grep -q "/usr/local/$f" deploy/README.md || fail "deploy/README.md does not name /usr/local/$f"
 done
 [ -x "$dir/root/usr/local/sbin/privd" ] || fail "privd is not executable"
+[ "$(stat -c %a "$dir/root/usr/local/lib/cups/backend/privd")" = 700 ] ||
+	fail "the CUPS backend is not mode 0700 (cupsd runs only such a backend as root)"
+"$dir/root/usr/local/lib/cups/backend/privd" | grep -q '^network privd ' ||
+	fail "the CUPS backend does not print its discovery line"
+"$dir/root/usr/local/lib/cups/backend/privd" --check-config "$dir/root/usr/local/share/privd/cups.yaml" \
+	2>&1 | grep -q 'key file /etc/privd/cups.key' || fail "the example cups.yaml does not parse up to its key file"
 grep -q '^ExecStart=/usr/local/sbin/privd ' "$dir/root/usr/local/lib/systemd/system/privd.service" ||
 	fail "the unit does not run the installed privd"
-for m in privd.8 privctl.1 privd.yaml.5 privd-import.5; do
+for m in privd.8 privd-cups.8 privctl.1 privd.yaml.5 privd-import.5; do
 	sec=${m##*.}
 	man --warnings -l "$dir/root/usr/local/share/man/man$sec/$m" > /dev/null 2> "$dir/man.err" || true
 	[ -s "$dir/man.err" ] && fail "man $m: $(head -3 "$dir/man.err")"

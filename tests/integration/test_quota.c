@@ -395,6 +395,44 @@ holds_reserve_commit_release_expire(void **state)
 	check_ledger();
 }
 
+/* A replayed hold says where it stands; a commit carries the hold's metadata. */
+static void
+hold_replay_state_and_commit_metadata(void **state)
+{
+	const char *h5 = "{\"request_id\":\"h-5\",\"amount\":3,\"metadata\":{\"job\":\"7\"}}";
+	const char *h6 = "{\"request_id\":\"h-6\",\"amount\":2}";
+	json_t *j, *e, *want = json_pack("{s:s}", "job", "7");
+	size_t i;
+	int found = 0;
+
+	(void)state;
+	assert_int_equal(post("holder", "/holds", CHARGE_KEY, &j, "%s", h5), 201);
+	assert_string_equal(str(j, "state"), "open");
+	json_decref(j);
+	assert_int_equal(post("holder", "/holds", CHARGE_KEY, &j, "%s", h5), 200);
+	assert_true(json_is_true(json_object_get(j, "replayed")));
+	assert_string_equal(str(j, "state"), "open");
+	json_decref(j);
+	assert_int_equal(post("holder", "/holds/h-5/commit", CHARGE_KEY, NULL,
+	    "{\"amount\":3}"), 200);
+	assert_int_equal(post("holder", "/holds", CHARGE_KEY, &j, "%s", h5), 200);
+	assert_string_equal(str(j, "state"), "committed");
+	json_decref(j);
+	assert_int_equal(post("holder", "/holds", CHARGE_KEY, NULL, "%s", h6), 201);
+	json_decref(it_call("DELETE", path("holder", "/holds/h-6"), CHARGE_KEY, NULL, 200));
+	assert_int_equal(post("holder", "/holds", CHARGE_KEY, &j, "%s", h6), 200);
+	assert_string_equal(str(j, "state"), "released");
+	json_decref(j);
+	j = it_get(path("holder", "/ledger"), 200);
+	json_array_foreach(json_object_get(j, "entries"), i, e)
+		if (strcmp(str(e, "kind"), "commit") == 0 && strcmp(str(e, "request_id"), "h-5") == 0)
+			found = json_equal(json_object_get(e, "metadata"), want);
+	json_decref(j);
+	json_decref(want);
+	assert_true(found);
+	check_ledger();
+}
+
 static void
 credit_raises_the_limit(void **state)
 {
@@ -695,6 +733,7 @@ main(void)
 		cmocka_unit_test(charge_answers_and_replays),
 		cmocka_unit_test(refunds_give_back_at_most_the_charge),
 		cmocka_unit_test(holds_reserve_commit_release_expire),
+		cmocka_unit_test(hold_replay_state_and_commit_metadata),
 		cmocka_unit_test(credit_raises_the_limit),
 		cmocka_unit_test(bad_requests_name_the_field),
 		cmocka_unit_test(charge_across_a_term_boundary),

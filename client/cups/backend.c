@@ -1,0 +1,624 @@
+/*
+ * backend.c - privd-cups, a CUPS backend that wraps another one. A queue
+ * whose device URI is privd:/ipp://host/ipp/print prints through it: the
+ * job's user must hold the queue's printer.access element (and print.colour
+ * for colour), its pages are counted and held on the user's quota, the real
+ * backend ($CUPS_SERVERBIN/backend/ipp) prints it, and the hold is
+ * committed when it printed or released when it did not. cupsd learns what
+ * happened from the stderr lines and the exit status, both kept here.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cups/backend.h>
+#include <cups/cups.h>
+#include <curl/curl.h>
+#include <jansson.h>
+
+#include "cupsconf.h"
+#include "keyfile.h"
+#include "pages.h"
+#include "rest.h"
+
+#define RID_MAX		128	/* privd's request ids */
+#define ATTEMPTS_MAX	50	/* holds one job may take over cupsd's retries */
+#define SETTLE_WAIT	60	/* seconds to keep trying to settle a hold */
+
+struct job {
+	const char *id, *user, *title, *options, *file;
+	const char *queue, *inner, *type;
+	long copies;
+	long ttl;		/* of the hold: how long printing may take */
+	int colour;
+	char backend[PATH_MAX];	/* the real backend program */
+	char spool[PATH_MAX];	/* stdin, spooled: removed at the end */
+	long pages;		/* per copy */
+	long long amount;	/* pages x copies */
+	const char *quota;
+	char rid[RID_MAX + 1];	/* the hold's request id */
+	char base[RID_MAX - 8];	/* cups:HOST:QUEUE:JOB */
+	struct cupsconf_queue q;
+};
+
+static volatile sig_atomic_t cancelled;
+static volatile pid_t child;
+
+/* One line to cupsd: ERROR and WARNING lines reach the job's state message. */
+static void __attribute__((format(printf, 2, 3)))
+say(const char *level, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s: privd: %s\n", level, msg);
+}
+
+static void
+on_term(int sig)
+{
+	(void)sig;
+	cancelled = 1;
+	if (child > 0)
+		kill(child, SIGTERM);
+}
+
+/* Request ids allow [A-Za-z0-9._:-]: anything else in a name becomes '-'. */
+static void
+id_part(char *dst, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i] && i + 1 < n; i++)
+		dst[i] = (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		    (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '-' || s[i] == '_' ?
+		    s[i] : '-';
+	dst[i] = '\0';
+}
+
+/* privd:/SCHEME://... gives the inner URI and the program that prints it. */
+static int
+inner_uri(struct job *j, const char *uri)
+{
+	const char *serverbin = getenv("CUPS_SERVERBIN");
+	size_t sl;
+
+	if (uri == NULL || strncmp(uri, "privd:/", 7) != 0) {
+		say("ERROR", "device URI '%s' is not privd:/SCHEME://...", uri ? uri : "");
+		return -1;
+	}
+	j->inner = uri + 7;
+	sl = strspn(j->inner, "abcdefghijklmnopqrstuvwxyz0123456789+.-");
+	if (sl == 0 || sl > 32 || j->inner[sl] != ':' || strncmp(j->inner, "privd:", 6) == 0) {
+		say("ERROR", "device URI 'privd:/%s' does not wrap another backend's URI "
+		    "(privd:/ipp://HOST/ipp/print)", j->inner);
+		return -1;
+	}
+	snprintf(j->backend, sizeof(j->backend), "%s/backend/%.*s",
+	    serverbin && *serverbin ? serverbin : "/usr/lib/cups", (int)sl, j->inner);
+	if (access(j->backend, X_OK) != 0) {
+		say("ERROR", "no backend program %s for 'privd:/%s'", j->backend, j->inner);
+		return -1;
+	}
+	return 0;
+}
+
+/* A spool file of stdin, when cupsd gave no file: pages are counted first. */
+static int
+spool_stdin(struct job *j)
+{
+	const char *tmp = getenv("TMPDIR");
+	char buf[65536];
+	ssize_t n;
+	int fd;
+
+	snprintf(j->spool, sizeof(j->spool), "%s/privd-cups-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if ((fd = mkstemp(j->spool)) < 0) {
+		say("ERROR", "cannot spool the job to %s: %s", j->spool, strerror(errno));
+		j->spool[0] = '\0';
+		return -1;
+	}
+	while ((n = read(0, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR && !cancelled)
+			continue;
+		if (n < 0 || write(fd, buf, (size_t)n) != n) {
+			say("ERROR", "cannot spool the job to %s: %s", j->spool, strerror(errno));
+			close(fd);
+			return -1;
+		}
+	}
+	close(fd);
+	j->file = j->spool;
+	return 0;
+}
+
+static json_t *
+answer(struct rest *r)
+{
+	json_t *a = rest_json(r);
+
+	return a ? a : json_object();
+}
+
+static const char *
+jstr(json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+
+	return s ? s : "";
+}
+
+/* privd could not be asked: what the queue's setting says to do. */
+static int
+unreachable(const struct job *j, const struct rest *r, const char *what)
+{
+	switch (j->q.unreachable) {
+	case CUPSCONF_ALLOW:
+		say("WARNING", "%s: %s; printing job %s of %s on %s UNCHARGED (unreachable: allow)",
+		    what, r->error[0] ? r->error : "privd is failing", j->id, j->user, j->queue);
+		return -1;	/* go on without privd */
+	case CUPSCONF_HOLD:
+		say("ERROR", "%s: %s; job held (unreachable: hold)", what,
+		    r->error[0] ? r->error : "privd is failing");
+		return CUPS_BACKEND_HOLD;
+	default:
+		say("ERROR", "%s: %s; cupsd will try the job again (unreachable: retry)", what,
+		    r->error[0] ? r->error : "privd is failing");
+		return CUPS_BACKEND_RETRY;
+	}
+}
+
+/* The answer to a call that came back 5xx or not at all. */
+static int
+down(const struct rest *r, int rc)
+{
+	return rc != 0 || r->status >= 500;
+}
+
+/* Whether the user may print here (and in colour): -1 yes, or an exit status. */
+static int
+allowed(struct rest *r, struct job *j, const char *priv, const char *value,
+    const char *why)
+{
+	char path[1024], *u = rest_escape(j->user), *p = rest_escape(priv), *v = NULL;
+	json_t *a;
+	int rc, ok;
+
+	if (value != NULL)
+		v = rest_escape(value);
+	if (u == NULL || p == NULL || (value != NULL && v == NULL)) {
+		free(u), free(p), free(v);
+		say("ERROR", "out of memory");
+		return CUPS_BACKEND_FAILED;
+	}
+	snprintf(path, sizeof(path), "/v1/accounts/%s/check?privilege=%s%s%s", u, p,
+	    v ? "&value=" : "", v ? v : "");
+	free(u), free(p), free(v);
+	rc = rest_call(r, "GET", path, NULL, NULL, 0);
+	if (down(r, rc))
+		return unreachable(j, r, "checking access");
+	a = answer(r);
+	if (r->status == 404 && strcmp(jstr(a, "error"), "unknown_privilege") != 0) {
+		say("ERROR", "%s may not print on %s: privd has no account %s", j->user, j->queue,
+		    j->user);
+		json_decref(a);
+		return CUPS_BACKEND_CANCEL;
+	}
+	if (r->status != 200) {
+		say("ERROR", "cannot check %s for %s on %s: %s: %s", priv, j->user, j->queue,
+		    jstr(a, "error"), jstr(a, "message"));
+		json_decref(a);
+		return CUPS_BACKEND_STOP;	/* the queue's settings are wrong */
+	}
+	ok = json_is_true(json_object_get(a, "allowed"));
+	json_decref(a);
+	if (!ok) {
+		say("ERROR", why, j->user, j->queue);
+		return CUPS_BACKEND_CANCEL;
+	}
+	return -1;
+}
+
+/* Pages per copy of the job, or an exit status. */
+static int
+count(struct job *j)
+{
+	char err[512];
+	int rc = pages_count(j->file, j->type, &j->pages, err, sizeof(err));
+
+	if (rc < 0) {
+		say("ERROR", "cannot count the pages of job %s (%s): %s", j->id, j->type, err);
+		return CUPS_BACKEND_CANCEL;
+	}
+	if (rc == 1) {
+		if (j->q.uncountable < 0) {
+			say("ERROR", "cannot count the pages of %s, so job %s is not printed "
+			    "(uncountable: deny)", j->type, j->id);
+			return CUPS_BACKEND_CANCEL;
+		}
+		j->pages = j->q.uncountable;
+		say("INFO", "%s is counted as %ld pages a copy (uncountable)", j->type, j->pages);
+	}
+	j->amount = (long long)j->pages * j->copies;
+	return -1;
+}
+
+static char *
+metadata(const struct job *j)
+{
+	char title[201];
+	json_t *m;
+	char *s;
+
+	snprintf(title, sizeof(title), "%s", j->title);
+	m = json_pack("{s:s, s:s, s:s, s:I, s:I, s:b}", "queue", j->queue, "job", j->id,
+	    "title", title, "pages", (json_int_t)j->pages, "copies", (json_int_t)j->copies,
+	    "colour", j->colour);
+	if (m == NULL && (m = json_pack("{s:s, s:s}", "queue", j->queue, "job", j->id)) == NULL)
+		return NULL;	/* a title that is not UTF-8: leave it out */
+	s = json_dumps(m, JSON_COMPACT);
+	json_decref(m);
+	return s;
+}
+
+static char *
+quota_path(const struct job *j, const char *tail)
+{
+	char *u = rest_escape(j->user), *q = rest_escape(j->quota), *p = NULL;
+
+	if (u && q && asprintf(&p, "/v1/accounts/%s/quotas/%s%s", u, q, tail) < 0)
+		p = NULL;
+	free(u);
+	free(q);
+	return p;
+}
+
+/*
+ * Holds the job's pages. A job cupsd retries asks again with the same
+ * request id and learns where its hold stands: open (use it), committed
+ * (it printed: done), released or expired (a failed attempt: the next id).
+ * -1 when held, 0 when printed before, or an exit status.
+ */
+static int
+hold(struct rest *r, struct job *j)
+{
+	char *path = quota_path(j, "/holds"), *meta = metadata(j), *body;
+	const char *st;
+	json_t *a, *b;
+	int k, rc, ret = CUPS_BACKEND_FAILED;
+
+	for (k = 1; path && meta && k <= ATTEMPTS_MAX; k++) {
+		if (k == 1)
+			snprintf(j->rid, sizeof(j->rid), "%s", j->base);
+		else
+			snprintf(j->rid, sizeof(j->rid), "%s.%d", j->base, k);
+		b = json_pack("{s:s, s:I, s:I, s:o}", "request_id", j->rid, "amount",
+		    (json_int_t)j->amount, "ttl_s", (json_int_t)j->ttl, "metadata",
+		    json_loads(meta, 0, NULL));
+		body = b ? json_dumps(b, JSON_COMPACT) : NULL;
+		json_decref(b);
+		if (body == NULL)
+			break;
+		rc = rest_call(r, "POST", path, "application/json", body, strlen(body));
+		free(body);
+		if (down(r, rc)) {
+			ret = unreachable(j, r, "holding the job's pages");
+			goto done;
+		}
+		a = answer(r);
+		st = jstr(a, "state");
+		if (r->status == 201 || (r->status == 200 && strcmp(st, "open") == 0)) {
+			say("INFO", "%lld pages held on %s for %s (%s)", j->amount, j->quota, j->user,
+			    j->rid);
+			json_decref(a);
+			ret = -1;
+			goto done;
+		}
+		if (r->status == 200 && strcmp(st, "committed") == 0) {
+			say("INFO", "job %s printed and was charged before (%s): not printed again",
+			    j->id, j->rid);
+			json_decref(a);
+			ret = 0;
+			goto done;
+		}
+		if ((r->status == 200 && (strcmp(st, "released") == 0 ||
+		    strcmp(st, "expired") == 0)) ||
+		    strcmp(jstr(a, "error"), "request_id_reused") == 0) {
+			json_decref(a);
+			continue;	/* an attempt that did not print */
+		}
+		if (strcmp(jstr(a, "error"), "quota_exceeded") == 0) {
+			json_int_t left = json_integer_value(json_object_get(a, "remaining"));
+
+			say("ERROR", "print quota exceeded: this job needs %lld pages, %s has %lld "
+			    "left in %s", j->amount, j->user, (long long)(left > 0 ? left : 0),
+			    jstr(a, "period"));
+			ret = CUPS_BACKEND_CANCEL;
+		} else if (r->status == 404) {
+			say("ERROR", "%s may not print on %s: %s", j->user, j->queue,
+			    jstr(a, "message"));
+			ret = CUPS_BACKEND_CANCEL;
+		} else {
+			say("ERROR", "cannot hold %lld pages on %s for %s: %s: %s", j->amount, j->quota,
+			    j->user, jstr(a, "error"), jstr(a, "message"));
+			ret = CUPS_BACKEND_STOP;
+		}
+		json_decref(a);
+		goto done;
+	}
+	if (path && meta)
+		say("ERROR", "job %s was tried %d times: giving up", j->id, ATTEMPTS_MAX);
+	else
+		say("ERROR", "out of memory");
+done:
+	free(path);
+	free(meta);
+	return ret;
+}
+
+/*
+ * Commits (printed) or releases (not printed) the hold, trying for a while
+ * if privd is away: an unsettled hold only expires, it never charges twice.
+ */
+static void
+settle(struct rest *r, struct job *j, int printed)
+{
+	char tail[RID_MAX + 32], body[64], *path;
+	json_t *a;
+	int rc, waited = 0, step = 1;
+
+	snprintf(tail, sizeof(tail), "/holds/%s%s", j->rid, printed ? "/commit" : "");
+	snprintf(body, sizeof(body), "{\"amount\":%lld}", j->amount);
+	if ((path = quota_path(j, tail)) == NULL) {
+		say("ERROR", "out of memory settling %s", j->rid);
+		return;
+	}
+	for (;;) {
+		rc = printed ? rest_call(r, "POST", path, "application/json", body, strlen(body)) :
+		    rest_call(r, "DELETE", path, NULL, NULL, 0);
+		if (!down(r, rc) || waited >= SETTLE_WAIT)
+			break;
+		sleep((unsigned)step);
+		waited += step;
+		step = step < 8 ? step * 2 : step;
+	}
+	a = answer(r);
+	if (down(r, rc))
+		say(printed ? "ERROR" : "WARNING", "%s: %s; the hold %s stays until it expires%s",
+		    printed ? "cannot charge the printed job" : "cannot release the hold",
+		    r->error[0] ? r->error : jstr(a, "message"), j->rid,
+		    printed ? " and the job goes uncharged" : "");
+	else if (r->status >= 400 && !(printed == 0 && strcmp(jstr(a, "error"), "hold_settled") == 0))
+		say("ERROR", "%s %s: %s: %s", printed ? "committing" : "releasing", j->rid,
+		    jstr(a, "error"), jstr(a, "message"));
+	else if (printed)
+		say("INFO", "%lld pages charged to %s on %s", j->amount, j->user, j->quota);
+	else
+		say("INFO", "job %s did not print: its hold %s is released", j->id, j->rid);
+	json_decref(a);
+	free(path);
+}
+
+/* Runs the real backend on the job; its exit status (CUPS_BACKEND_*). */
+static int
+run_backend(struct job *j, char **argv, int argc)
+{
+	char *av[8];
+	int i, st;
+	pid_t pid, w;
+
+	av[0] = (char *)j->inner;
+	for (i = 1; i < 6; i++)
+		av[i] = argv[i];
+	av[6] = argc == 7 ? argv[6] : NULL;
+	av[7] = NULL;
+	if ((pid = fork()) < 0) {
+		say("ERROR", "cannot start %s: %s", j->backend, strerror(errno));
+		return CUPS_BACKEND_RETRY;
+	}
+	if (pid == 0) {
+		if (j->spool[0]) {
+			int fd = open(j->spool, O_RDONLY);
+
+			if (fd < 0 || dup2(fd, 0) < 0)
+				_exit(CUPS_BACKEND_FAILED);
+			close(fd);
+		}
+		setenv("DEVICE_URI", j->inner, 1);
+		signal(SIGTERM, SIG_DFL);
+		execv(j->backend, av);
+		fprintf(stderr, "ERROR: privd: cannot run %s: %s\n", j->backend, strerror(errno));
+		_exit(CUPS_BACKEND_FAILED);
+	}
+	child = pid;
+	if (cancelled)
+		kill(pid, SIGTERM);
+	while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+		;
+	child = 0;
+	if (w < 0)
+		return CUPS_BACKEND_FAILED;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	say("DEBUG", "%s ended by signal %d", j->backend, WTERMSIG(st));
+	return cancelled ? CUPS_BACKEND_CANCEL : CUPS_BACKEND_FAILED;
+}
+
+static int
+check_config(const char *path)
+{
+	struct cupsconf c;
+	char err[1024], *key = NULL;
+	size_t i;
+
+	if (cupsconf_load(&c, path, err, sizeof(err)) != 0) {
+		fprintf(stderr, "privd-cups: %s\n", err);
+		return 1;
+	}
+	if (keyfile_read(c.privd.key_file, &key, err, sizeof(err)) != 0) {
+		fprintf(stderr, "privd-cups: %s\n", err);
+		cupsconf_free(&c);
+		return 1;
+	}
+	free(key);
+	printf("%s: ok: privd at", path);
+	for (i = 0; c.privd.urls[i]; i++)
+		printf(" %s", c.privd.urls[i]);
+	printf(", %zu queue%s configured, request ids cups:%s:QUEUE:JOB\n", c.nqueues,
+	    c.nqueues == 1 ? "" : "s", c.host);
+	cupsconf_free(&c);
+	return 0;
+}
+
+/* Reads the settings and the key; -1 or an exit status. */
+static int
+setup(struct cupsconf *c, struct rest *r, char **key, struct job *j)
+{
+	const char *path = getenv("PRIVD_CUPS_CONFIG");
+	char err[1024], h[48], q[48], id[16];
+
+	if (path == NULL || *path == '\0')
+		path = CUPSCONF_PATH;
+	if (cupsconf_load(c, path, err, sizeof(err)) != 0) {
+		/* the queue stops: nothing prints uncharged until this is fixed */
+		say("ERROR", "%s", err);
+		return CUPS_BACKEND_STOP;
+	}
+	if (keyfile_read(c->privd.key_file, key, err, sizeof(err)) != 0) {
+		say("ERROR", "%s", err);
+		return CUPS_BACKEND_STOP;
+	}
+	cupsconf_queue(c, j->queue, &j->q);
+	j->ttl = c->hold_ttl;
+	memset(r, 0, sizeof(*r));
+	r->urls = c->privd.urls;
+	r->key = *key;
+	r->prog = "privd-cups";
+	r->quiet = 1;
+	r->timeout_ms = c->privd.timeout_ms > 0 ? c->privd.timeout_ms : 10000;
+	id_part(h, sizeof(h), c->host);
+	id_part(q, sizeof(q), j->queue);
+	id_part(id, sizeof(id), j->id);
+	snprintf(j->base, sizeof(j->base), "cups:%s:%s:%s", h, q, id);
+	return -1;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct cupsconf c;
+	struct rest r;
+	struct job j;
+	struct sigaction sa;
+	cups_option_t *opts = NULL;
+	const char *mode, *final;
+	char *key = NULL;
+	int nopts, rc, status, uncharged = 0;
+
+	memset(&c, 0, sizeof(c));
+	memset(&r, 0, sizeof(r));
+	memset(&j, 0, sizeof(j));
+	setvbuf(stderr, NULL, _IOLBF, 0);
+	if (argc == 1) {
+		/* discovery (backend(7)): this scheme exists, it has no devices */
+		puts("network privd \"Unknown\" \"privd: check and charge, then print "
+		    "(privd:/ipp://HOST/ipp/print)\"");
+		return CUPS_BACKEND_OK;
+	}
+	if (argc == 3 && strcmp(argv[1], "--check-config") == 0)
+		return check_config(argv[2]);
+	if (argc < 6 || argc > 7) {
+		fprintf(stderr, "usage: %s job-id user title copies options [file]\n"
+		    "       %s --check-config FILE\n", argv[0], argv[0]);
+		return CUPS_BACKEND_FAILED;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_term;
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	j.id = argv[1];
+	j.user = argv[2];
+	j.title = argv[3];
+	j.copies = strtol(argv[4], NULL, 10);
+	if (j.copies < 1)
+		j.copies = 1;
+	j.options = argv[5];
+	j.file = argc == 7 ? argv[6] : NULL;
+	j.queue = getenv("PRINTER");
+	final = getenv("FINAL_CONTENT_TYPE");
+	j.type = final && *final ? final : getenv("CONTENT_TYPE");
+	if (j.type == NULL)
+		j.type = "application/octet-stream";
+	if (j.queue == NULL || *j.queue == '\0') {
+		say("ERROR", "no PRINTER in the environment: run by cupsd only");
+		return CUPS_BACKEND_FAILED;
+	}
+	if (inner_uri(&j, getenv("DEVICE_URI") ? getenv("DEVICE_URI") : argv[0]) != 0)
+		return CUPS_BACKEND_STOP;
+	nopts = cupsParseOptions(j.options, 0, &opts);
+	mode = cupsGetOption("print-color-mode", nopts, opts);
+	j.colour = mode && strcmp(mode, "color") == 0;
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	if ((status = setup(&c, &r, &key, &j)) >= 0)
+		goto done;
+	j.quota = j.colour ? j.q.colour_pages : j.q.pages;
+
+	status = allowed(&r, &j, j.q.access_privilege, j.q.access,
+	    "%s may not print on %s");
+	if (status < 0 && j.colour)
+		status = allowed(&r, &j, j.q.colour, NULL, "%s may not print in colour on %s");
+	if (status >= 0)
+		goto done;
+	if (r.status == 0)
+		uncharged = 1;	/* unreachable: allow */
+	if (j.file == NULL && spool_stdin(&j) != 0) {
+		status = CUPS_BACKEND_RETRY;
+		goto done;
+	}
+	if ((status = count(&j)) >= 0)
+		goto done;
+	if (!uncharged && j.amount > 0) {
+		if ((status = hold(&r, &j)) >= 0)
+			goto done;
+		uncharged = r.status == 0 || r.status >= 500;
+	} else if (j.amount == 0)
+		uncharged = 1;	/* nothing to charge */
+	if (cancelled) {
+		if (!uncharged)
+			settle(&r, &j, 0);
+		status = CUPS_BACKEND_CANCEL;
+		goto done;
+	}
+	rc = run_backend(&j, argv, argc);
+	/* a cancelled ipp backend exits 0 without having printed all of it */
+	if (!uncharged)
+		settle(&r, &j, rc == CUPS_BACKEND_OK && !cancelled);
+	/* cupsd keeps the larger of this and the filters' own page lines */
+	if (rc == CUPS_BACKEND_OK && !cancelled)
+		fprintf(stderr, "PAGE: total %lld\n", j.amount);
+	status = rc;
+done:
+	if (j.spool[0])
+		unlink(j.spool);
+	cupsFreeOptions(nopts, opts);
+	rest_free(&r);
+	if (key) {
+		explicit_bzero(key, strlen(key));
+		free(key);
+	}
+	cupsconf_free(&c);
+	curl_global_cleanup();
+	return status;
+}
