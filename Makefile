@@ -23,10 +23,12 @@ ifeq ($(B),build/release)
 PRIVD	= server/privd
 PRIVCTL	= client/privctl
 PRIVCUPS = client/cups/privd-cups
+PAMMOD	= client/pam/pam_privd.so
 else
 PRIVD	= $(B)/privd
 PRIVCTL	= $(B)/privctl
 PRIVCUPS = $(B)/privd-cups
+PAMMOD	= $(B)/pam_privd.so
 endif
 
 SRV_SRC	= $(filter-out server/main.c,$(wildcard server/*.c))
@@ -47,8 +49,9 @@ DATADIR	= $(PREFIX)/share/privd
 DOCDIR	= $(PREFIX)/share/doc/privd
 UNITDIR	?= $(PREFIX)/lib/systemd/system
 CUPS_BACKENDDIR ?= $(PREFIX)/lib/cups/backend
+PAMDIR	?= $(PREFIX)/lib/security
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
-all: $(PRIVD) $(PRIVCTL) $(PRIVCUPS)
+all: $(PRIVD) $(PRIVCTL) $(PRIVCUPS) $(PAMMOD)
 
 deps:
 	@deploy/deps.sh
@@ -72,6 +75,21 @@ $(PRIVCTL): $(B)/client/privctl.o $(B)/client/conf.o $(CLI_LIB)
 $(PRIVCUPS): $(CUPS_OBJ) $(CLI_LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ -lcurl -ljansson -lyaml -lcupsimage -lcups -lqpdf
 
+# the PAM module loads into sshd, login, su: position-independent, and never
+# built with sanitizers (their runtime must come first in the process);
+# tests/integration/pam.sh runs it under valgrind instead
+PAM_SRC	= client/pam/pam_privd.c client/rest.c client/yconf.c client/keyfile.c
+PAM_OBJ	= $(PAM_SRC:%.c=$(B)/pic/%.o)
+PIC_CFLAGS = -std=c11 -Wall -Wextra -Werror $(OPT) -fPIC -fvisibility=hidden -D_GNU_SOURCE \
+	-MMD -MP -Iclient
+
+$(B)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PIC_CFLAGS) -c -o $@ $<
+
+$(PAMMOD): $(PAM_OBJ)
+	$(CC) -shared -Wl,-z,defs -o $@ $^ -lpam -lcurl -ljansson -lyaml
+
 $(B)/tests/test_%: $(B)/tests/test_%.o $(B)/tests/fixture.o $(SRV_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) -lcmocka
 
@@ -86,11 +104,12 @@ $(B)/bench/population: bench/population.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $<
 
-integration: $(PRIVD) $(PRIVCTL) $(PRIVCUPS) $(INTEG_BIN) $(B)/bench/population
+integration: $(PRIVD) $(PRIVCTL) $(PRIVCUPS) $(PAMMOD) $(INTEG_BIN) $(B)/bench/population
 	@set -e; for t in $(INTEG_BIN); do PRIVD_BIN=$(PRIVD) PRIVCTL_BIN=$(PRIVCTL) \
 		POPULATION_BIN=$(B)/bench/population $$t; done
 	@PRIVD_BIN=$(PRIVD) tests/integration/directory.sh
 	@PRIVD_BIN=$(PRIVD) PRIVCTL_BIN=$(PRIVCTL) PRIVCUPS_BIN=$(PRIVCUPS) tests/integration/cups.sh
+	@PRIVD_BIN=$(PRIVD) PRIVCTL_BIN=$(PRIVCTL) PAMMOD=$(PAMMOD) tests/integration/pam.sh
 	@tests/integration/install.sh
 
 # deps first, in its own make, so a fresh machine has the headers before compiling
@@ -145,14 +164,15 @@ install: all
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(DATADIR)/schema \
 		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) \
-		$(DESTDIR)$(CUPS_BACKENDDIR)
+		$(DESTDIR)$(CUPS_BACKENDDIR) $(DESTDIR)$(PAMDIR)
 	install -m 755 server/privd $(DESTDIR)$(SBINDIR)/privd
 	install -m 755 client/privctl $(DESTDIR)$(BINDIR)/privctl
 	# 0700: cupsd runs it as root, as a backend that runs other backends must be
 	install -m 700 client/cups/privd-cups $(DESTDIR)$(CUPS_BACKENDDIR)/privd
+	install -m 644 client/pam/pam_privd.so $(DESTDIR)$(PAMDIR)/pam_privd.so
 	install -m 644 doc/privctl.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 doc/privd.yaml.5 doc/privd-import.5 $(DESTDIR)$(MANDIR)/man5/
-	install -m 644 doc/privd.8 doc/privd-cups.8 $(DESTDIR)$(MANDIR)/man8/
+	install -m 644 doc/privd.8 doc/privd-cups.8 doc/pam_privd.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 644 schema/privd.schema schema/privd.ldif $(DESTDIR)$(DATADIR)/schema/
 	install -m 644 deploy/privd-cn-config.ldif deploy/privd-slapd.conf config/privd.yaml \
 		config/demo.yaml $(DESTDIR)$(DATADIR)/
@@ -160,6 +180,8 @@ install: all
 	install -m 644 deploy/README.md $(DESTDIR)$(DOCDIR)/DEPLOY.md
 	install -m 644 deploy/cups/README.md $(DESTDIR)$(DOCDIR)/CUPS.md
 	install -m 644 deploy/cups/cups.yaml $(DESTDIR)$(DATADIR)/cups.yaml
+	install -m 644 deploy/pam/README.md $(DESTDIR)$(DOCDIR)/PAM.md
+	install -m 644 deploy/pam/pam.yaml deploy/pam/sshd $(DESTDIR)$(DATADIR)/
 	sed 's|@SBINDIR@|$(SBINDIR)|g' deploy/privd.service > $(DESTDIR)$(UNITDIR)/privd.service
 	chmod 644 $(DESTDIR)$(UNITDIR)/privd.service
 	install -m 644 deploy/privd.sysusers $(DESTDIR)$(SYSUSERSDIR)/privd.conf
@@ -170,7 +192,7 @@ run:
 	@deploy/run-dev.sh $(PORT)
 
 clean:
-	rm -rf build server/privd client/privctl client/cups/privd-cups
+	rm -rf build server/privd client/privctl client/cups/privd-cups client/pam/pam_privd.so
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 

@@ -30,7 +30,7 @@ struct cmd {
 };
 
 static int json_out, dry_run, force, abort_import;
-static const char *period, *reason;
+static const char *period, *reason, *end_session, *session_priv;
 
 static const struct cmd cmds[];
 
@@ -523,6 +523,62 @@ cmd_ledger(struct rest *r, int argc, char **argv)
 }
 
 static int
+cmd_sessions(struct rest *r, int argc, char **argv)
+{
+	char path[512], *u = esc(argv[0]), *p = esc(session_priv ? session_priv : "login.max_sessions");
+	json_t *j, *e;
+	size_t i;
+	int rc;
+
+	(void)argc;
+	if (end_session != NULL) {
+		char *id = esc(end_session);
+
+		snprintf(path, sizeof(path), "/v1/accounts/%s/sessions/%s?privilege=%s", u, id, p);
+		free(id);
+		free(u);
+		free(p);
+		rc = rest_call(r, "DELETE", path, NULL, NULL, 0);
+		if (rc != 0 || (rc = rest_fail(r, "sessions --end")) != 0)
+			return rc;
+		if (json_out)
+			fputs(r->body, stdout);
+		else {
+			j = rest_json(r);
+			printf("ended session %s of %s: %lld of %lld open\n", end_session, argv[0],
+			    (long long)json_integer_value(json_object_get(j, "open")),
+			    (long long)json_integer_value(json_object_get(j, "max")));
+			json_decref(j);
+		}
+		return EXIT_OK;
+	}
+	snprintf(path, sizeof(path), "/v1/accounts/%s/sessions?privilege=%s", u, p);
+	free(u);
+	free(p);
+	if ((j = get(r, path, "sessions", &rc)) == NULL)
+		return rc;
+	if (json_out) {
+		fputs(r->body, stdout);
+		json_decref(j);
+		return EXIT_OK;
+	}
+	printf("%s %s: %lld of %lld open\n", argv[0],
+	    json_string_value(json_object_get(j, "privilege")),
+	    (long long)json_integer_value(json_object_get(j, "open")),
+	    (long long)json_integer_value(json_object_get(j, "max")));
+	printf("%-40s %-16s %-10s %-20s %s\n", "SESSION", "HOST", "SERVICE", "STARTED", "EXPIRES");
+	json_array_foreach(json_object_get(j, "sessions"), i, e)
+		printf("%-40s %-16s %-10s %-20s %s\n",
+		    json_string_value(json_object_get(e, "session_id")),
+		    json_string_value(json_object_get(e, "host")),
+		    json_string_value(json_object_get(e, "service")),
+		    json_string_value(json_object_get(e, "started")),
+		    json_string_value(json_object_get(e, "expires")));
+	json_decref(j);
+	return EXIT_OK;
+}
+
+static int
 cmd_credit(struct rest *r, int argc, char **argv)
 {
 	char path[512], id[96], *end;
@@ -758,6 +814,9 @@ static const struct cmd cmds[] = {
 	{ "ledger", "ACCOUNT PRIV [--period P] [--json]",
 	  "Every charge, refund, hold, commit, release and credit of a period\n"
 	  "(default: the current one), newest first.", cmd_ledger, 2, 2 },
+	{ "sessions", "ACCOUNT [--end ID] [--privilege PRIV] [--json]",
+	  "The account's open sessions (of login.max_sessions, or PRIV): host, service,\n"
+	  "start and expiry. --end ID ends one.", cmd_sessions, 1, 1 },
 	{ "credit", "ACCOUNT PRIV N [--reason TEXT] [--period P]",
 	  "Adds N to the account's limit for the current (or a named) period.",
 	  cmd_credit, 3, 3 },
@@ -803,6 +862,8 @@ main(int argc, char **argv)
 		{ "abort", no_argument, NULL, 'a' },
 		{ "period", required_argument, NULL, 'p' },
 		{ "reason", required_argument, NULL, 'r' },
+		{ "end", required_argument, NULL, 'E' },
+		{ "privilege", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -824,6 +885,8 @@ main(int argc, char **argv)
 		case 'a': abort_import = 1; break;
 		case 'p': period = optarg; break;
 		case 'r': reason = optarg; break;
+		case 'E': end_session = optarg; break;
+		case 'P': session_priv = optarg; break;
 		case 'h': help = 1; break;
 		case 'V': printf("privctl %s\n", PRIVCTL_VERSION); conf_free(&cf); return EXIT_OK;
 		default: usage(stderr); conf_free(&cf); return EXIT_USAGE;

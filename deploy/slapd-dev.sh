@@ -66,6 +66,7 @@ index cn eq
 index privMembership eq
 index privRequest eq
 index privHold pres
+index privSession pres
 index privImportState eq
 index entryUUID eq
 index entryCSN eq

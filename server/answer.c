@@ -13,6 +13,7 @@
 
 #include "answer.h"
 #include "period.h"
+#include "session.h"
 #include "usage.h"
 
 /* One block: this header, then off[] and len[] per privilege, then text. */
@@ -173,8 +174,8 @@ answer_privileges(const struct snap *s, const struct snap_account *a, int stale)
 		return NULL;
 	for (i = 0; i < an->nprivs; i++)
 		nq += s->cfg->privs[i].type == PRIV_QUOTA;
-	/* each quota's usage: five numbers, a period or its error */
-	if ((out = malloc(an->total + nq * (160 + ERR_MSG_MAX * 2) + 64)) == NULL)
+	/* each quota's usage: five numbers, a period or its error; a number's open sessions */
+	if ((out = malloc(an->total + nq * (160 + ERR_MSG_MAX * 2) + an->nprivs * 32 + 64)) == NULL)
 		return NULL;
 	memcpy(out, an->text, an->head);
 	p = out + an->head;
@@ -187,6 +188,14 @@ answer_privileges(const struct snap *s, const struct snap_account *a, int stale)
 			*p++ = ',';
 		memcpy(p, an->text + an->off[i], an->len[i]);
 		p += an->len[i];
+		if (def->type == PRIV_NUMBER) {
+			struct usage_val u;
+
+			/* a number that counts sessions says how many are open */
+			if (usage_get_for(a->uid, def->name, SESSION_PERIOD, &u) == 0)
+				p += sprintf(p - 1, ",\"open\":%lld}", u.used) - 1;
+			continue;
+		}
 		if (def->type != PRIV_QUOTA)
 			continue;
 		if (period_key(s->cfg, def->period, now, period, &e) == 0) {

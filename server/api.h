@@ -24,6 +24,12 @@ enum MHD_Result api_hold_release(struct req *r);
 enum MHD_Result api_credit(struct req *r);
 enum MHD_Result api_ledger(struct req *r);
 
+/* api_session.c */
+enum MHD_Result api_session_open(struct req *r);
+enum MHD_Result api_session_renew(struct req *r);
+enum MHD_Result api_session_close(struct req *r);
+enum MHD_Result api_sessions(struct req *r);
+
 /* api_admin.c */
 enum MHD_Result api_import(struct req *r);
 enum MHD_Result api_node_add(struct req *r);

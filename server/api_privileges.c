@@ -8,6 +8,7 @@
 #include "api.h"
 #include "period.h"
 #include "resolve.h"
+#include "session.h"
 #include "snapshot.h"
 #include "sync.h"
 #include "usage.h"
@@ -61,6 +62,12 @@ priv_json(const struct snap *s, const struct snap_account *a, int p, int explain
 			json_object_set_new(o, "period", json_null());
 			json_object_set_new(o, "period_error", json_string(e.msg));
 		}
+	}
+	if (o != NULL && def->type == PRIV_NUMBER) {
+		struct usage_val u;
+
+		if (usage_get_for(a->uid, def->name, SESSION_PERIOD, &u) == 0)
+			json_object_set_new(o, "open", json_integer(u.used));
 	}
 	if (o != NULL && explain)
 		json_object_set_new(o, "sources", sources(s, a, p, v));

@@ -449,6 +449,26 @@ parse_imports(struct ctx *x, const yaml_node_t *m)
 }
 
 static int
+parse_sessions(struct ctx *x, const yaml_node_t *m)
+{
+	long n;
+
+	if (want_map(x, m, "sessions") != 0)
+		return -1;
+	YDOC_PAIRS(m, p) {
+		yaml_node_t *k = ydoc_get(x->doc, p->key), *v = ydoc_get(x->doc, p->value);
+
+		if (strcmp(ydoc_str(k), "ttl") == 0) {
+			if (want_int(x, v, "sessions.ttl", 60, 7 * 86400, &n) != 0)
+				return -1;
+			x->c->session_ttl_s = (int)n;
+		} else
+			return unknown(x, k, "sessions");
+	}
+	return 0;
+}
+
+static int
 pick(struct ctx *x, const yaml_node_t *v, const char *key, const char **names,
     int n, int *out)
 {
@@ -716,6 +736,7 @@ set_defaults(struct cfg *c)
 	c->ldap_bulk_timeout_s = 300;
 	c->startup_timeout_s = 30;
 	c->import_stale_after_s = 3600;
+	c->session_ttl_s = 12 * 3600;
 	c->reconnect_max_ms = 30000;
 	c->reason_leaf_only = 1;
 	c->ldap_tls_verify = 1;
@@ -745,6 +766,8 @@ parse_root(struct ctx *x)
 			rc = parse_model(x, v);
 		else if (strcmp(ks, "imports") == 0)
 			rc = parse_imports(x, v);
+		else if (strcmp(ks, "sessions") == 0)
+			rc = parse_sessions(x, v);
 		else if (strcmp(ks, "privileges") == 0) {
 			rc = parse_privs(x, v);
 			have_privs = 1;

@@ -70,6 +70,7 @@ struct cfg {
 	int reason_leaf_only;
 	char *default_cell;	/* the membership of people with none, or NULL */
 	int import_stale_after_s;	/* an open import older than this is reported */
+	int session_ttl_s;		/* a session not renewed ends after this */
 
 	struct cfg_priv *privs;
 	size_t nprivs;

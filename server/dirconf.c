@@ -22,6 +22,7 @@ static const struct {
 	{ "privMembership", "eq", "the members of a cell (node delete and move)" },
 	{ "privRequest", "eq", "request ids of charges" },
 	{ "privHold", "pres", "the hold-expiry search every second" },
+	{ "privSession", "pres", "the session-expiry search every second" },
 	{ "privImportState", "eq", "the open import" },
 	{ "entryUUID", "eq", "syncprov" },
 	{ "entryCSN", "eq", "syncprov" },

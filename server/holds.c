@@ -1,6 +1,7 @@
 /*
- * holds.c - expiring holds. Several privd may run this at once: settling a
- * hold removes its privExpires in the same transaction, so only one wins.
+ * holds.c - expiring holds and sessions past their TTL. Several privd may
+ * run this at once: ending one removes its exact privHold or privSession
+ * value in the same modify that gives its count back, so only one wins.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -12,6 +13,7 @@
 #include "log.h"
 #include "period.h"
 #include "quota.h"
+#include "session.h"
 
 static const struct cfg *cfg;
 static pthread_t thread;
@@ -34,6 +36,11 @@ run(void *arg)
 			do
 				n = quota_expire(ld, cfg, period_now(), 100, &e);
 			while (n == 100 && !atomic_load(&stopping));
+			if (n >= 0) {
+				do
+					n = session_expire(ld, cfg, period_now(), 100, &e);
+				while (n == 100 && !atomic_load(&stopping));
+			}
 			ldpool_put(ld, n < 0 && e.code == ERR_UNAVAILABLE);
 			if (n < 0)
 				log_debug("holds: cannot expire holds: %s", e.msg);

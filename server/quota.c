@@ -26,19 +26,9 @@
 #include "log.h"
 #include "quota.h"
 #include "strv.h"
+#include "wop.h"
 
-#define WOP_MODS 8
 #define TRIES 8
-
-/* One modify of a usage entry; owns its values. */
-struct wop {
-	const char *dn;
-	char *assert;
-	int nmod;
-	LDAPMod mod[WOP_MODS];
-	char *val[WOP_MODS][2];
-	LDAPMod *mods[WOP_MODS + 1];
-};
 
 /* A usage entry as read: counters and, when asked, its multi-valued state. */
 struct ustate {
@@ -111,62 +101,6 @@ quota_usage_dn(const struct cfg *c, const char *uid, const char *quota,
 	free(udn);
 	free(root);
 	return dn;
-}
-
-static void
-wop_free(struct wop *o)
-{
-	int i;
-
-	for (i = 0; i < o->nmod; i++)
-		free(o->val[i][0]);
-	free(o->assert);
-	memset(o, 0, sizeof(*o));
-}
-
-/* Adds a modification of type with one formatted value. */
-static int __attribute__((format(printf, 4, 5)))
-wop_mod(struct wop *o, int op, const char *type, const char *fmt, ...)
-{
-	LDAPMod *m;
-	va_list ap;
-	int n;
-
-	if (o->nmod == WOP_MODS)
-		return -1;
-	m = &o->mod[o->nmod];
-	va_start(ap, fmt);
-	n = vasprintf(&o->val[o->nmod][0], fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return -1;
-	o->val[o->nmod][1] = NULL;
-	m->mod_op = op;
-	m->mod_type = (char *)type;
-	m->mod_values = o->val[o->nmod];
-	o->nmod++;
-	return 0;
-}
-
-/* Sends the modify: the LDAP result code. */
-static int
-wop_run(LDAP *ld, struct wop *o)
-{
-	LDAPControl *actrl = NULL, *ctrls[2] = { NULL, NULL };
-	int i, rc;
-
-	for (i = 0; i < o->nmod; i++)
-		o->mods[i] = &o->mod[i];
-	o->mods[o->nmod] = NULL;
-	if (o->assert != NULL) {
-		if ((rc = ldap_create_assertion_control(ld, o->assert, 1, &actrl)) != LDAP_SUCCESS)
-			return rc;
-		ctrls[0] = actrl;
-	}
-	rc = ldap_modify_ext_s(ld, o->dn, o->mods, ctrls, NULL);
-	if (actrl != NULL)
-		ldap_control_free(actrl);
-	return rc;
 }
 
 static char **
@@ -330,18 +264,14 @@ target_for(const struct quota_req *q, const char *period, struct target *t,
 	return 0;
 }
 
-/* Creates the usage entry (and its parents) with zero counters. */
-static int
-ensure_usage(LDAP *ld, const struct cfg *c, const struct target *t,
-    const char *uid, const char *period, struct err *e)
+int
+quota_ensure_account(LDAP *ld, const struct cfg *c, const char *uid, struct err *e)
 {
 	char *oc_ou[] = { "organizationalUnit", NULL }, *ou[] = { "usage", NULL };
 	char *oc_acc[] = { "privAccountUsage", NULL }, *uidv[] = { (char *)uid, NULL };
-	char *oc_u[] = { "privUsage", NULL }, *cn[] = { (char *)t->name, NULL };
-	char *zero[] = { "0", NULL }, *per[] = { (char *)period, NULL };
-	LDAPMod m[10], *mods[3][7];
+	LDAPMod m[4], *mods[2][3];
 	char *root = usage_root(c), *adn = root ? dn_child("uid", uid, root) : NULL;
-	const char *dns[3] = { root, adn, t->udn };
+	const char *dns[2] = { root, adn };
 	int i, rc = 0, r;
 
 	if (root == NULL || adn == NULL) {
@@ -352,21 +282,12 @@ ensure_usage(LDAP *ld, const struct cfg *c, const struct target *t,
 	m[1] = (LDAPMod){ LDAP_MOD_ADD, "ou", { ou } };
 	m[2] = (LDAPMod){ LDAP_MOD_ADD, "objectClass", { oc_acc } };
 	m[3] = (LDAPMod){ LDAP_MOD_ADD, "uid", { uidv } };
-	m[4] = (LDAPMod){ LDAP_MOD_ADD, "objectClass", { oc_u } };
-	m[5] = (LDAPMod){ LDAP_MOD_ADD, "cn", { cn } };
-	m[6] = (LDAPMod){ LDAP_MOD_ADD, "privUsed", { zero } };
-	m[7] = (LDAPMod){ LDAP_MOD_ADD, "privCredit", { zero } };
-	m[8] = (LDAPMod){ LDAP_MOD_ADD, "privHeld", { zero } };
-	m[9] = (LDAPMod){ LDAP_MOD_ADD, "privPeriod", { per } };
 	mods[0][0] = &m[0], mods[0][1] = &m[1], mods[0][2] = NULL;
 	mods[1][0] = &m[2], mods[1][1] = &m[3], mods[1][2] = NULL;
-	for (i = 0; i < 6; i++)
-		mods[2][i] = &m[4 + i];
-	mods[2][6] = NULL;
 	/* each on its own: a parent that exists already is fine */
-	for (i = 0; i < 3; i++) {
-			r = ldap_add_ext_s(ld, dns[i], mods[i], NULL, NULL);
-			if (r != LDAP_SUCCESS && r != LDAP_ALREADY_EXISTS) {
+	for (i = 0; i < 2; i++) {
+		r = ldap_add_ext_s(ld, dns[i], mods[i], NULL, NULL);
+		if (r != LDAP_SUCCESS && r != LDAP_ALREADY_EXISTS) {
 			rc = ldapc_fail(e, r, dns[i]);
 			break;
 		}
@@ -375,6 +296,33 @@ done:
 	free(adn);
 	free(root);
 	return rc;
+}
+
+/* Creates the usage entry (and its parents) with zero counters. */
+static int
+ensure_usage(LDAP *ld, const struct cfg *c, const struct target *t,
+    const char *uid, const char *period, struct err *e)
+{
+	char *oc_u[] = { "privUsage", NULL }, *cn[] = { (char *)t->name, NULL };
+	char *zero[] = { "0", NULL }, *per[] = { (char *)period, NULL };
+	LDAPMod m[6], *mods[7];
+	int i, r;
+
+	if (quota_ensure_account(ld, c, uid, e) != 0)
+		return -1;
+	m[0] = (LDAPMod){ LDAP_MOD_ADD, "objectClass", { oc_u } };
+	m[1] = (LDAPMod){ LDAP_MOD_ADD, "cn", { cn } };
+	m[2] = (LDAPMod){ LDAP_MOD_ADD, "privUsed", { zero } };
+	m[3] = (LDAPMod){ LDAP_MOD_ADD, "privCredit", { zero } };
+	m[4] = (LDAPMod){ LDAP_MOD_ADD, "privHeld", { zero } };
+	m[5] = (LDAPMod){ LDAP_MOD_ADD, "privPeriod", { per } };
+	for (i = 0; i < 6; i++)
+		mods[i] = &m[i];
+	mods[6] = NULL;
+	r = ldap_add_ext_s(ld, t->udn, mods, NULL, NULL);
+	if (r != LDAP_SUCCESS && r != LDAP_ALREADY_EXISTS)
+		return ldapc_fail(e, r, t->udn);
+	return 0;
 }
 
 static int __attribute__((format(printf, 6, 7)))

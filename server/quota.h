@@ -73,6 +73,10 @@ int quota_expire(LDAP *ld, const struct cfg *c, time_t now, int max, struct err 
 /* Whether a period key can name a period of kind (for ?period=). */
 int quota_period_ok(const struct cfg *c, enum period_kind kind, const char *p);
 
+/* Creates ou=usage and uid's entry under it, if missing: the parents of
+ * uid's usage and session entries. 0, or -1 and e. */
+int quota_ensure_account(LDAP *ld, const struct cfg *c, const char *uid, struct err *e);
+
 /* The DN of the usage entry of uid's quota in period; malloc'd. */
 char *quota_usage_dn(const struct cfg *c, const char *uid, const char *quota,
     const char *period);

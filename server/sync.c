@@ -763,7 +763,8 @@ follow(void)
 	if (begin(&fp, cfg->base_dn, "(|(objectClass=privReason)(objectClass=privOrganisation)"
 	    "(objectClass=privCell)(objectClass=privImport))", priv_attrs) != 0 ||
 	    begin(&fa, cfg->people_dn, people_filter, people_attrs) != 0 ||
-	    begin(&fu, cfg->base_dn, "(objectClass=privUsage)", usage_attrs) != 0)
+	    begin(&fu, cfg->base_dn, "(|(objectClass=privUsage)(objectClass=privSessions))",
+	    usage_attrs) != 0)
 		goto out;
 	while (!atomic_load(&stopping)) {
 		struct pollfd pfd[3];

@@ -122,6 +122,11 @@ defaults(void **state)
 	assert_false(c->create_people);
 	assert_false(c->metrics_public);
 	assert_int_equal(c->privs[0].combine, COMBINE_MAX);
+	assert_int_equal(c->session_ttl_s, 12 * 3600);
+	cfg_free(c);
+	c = parse(BASE PRIVS "sessions:\n  ttl: 600\n", &e);
+	assert_non_null(c);
+	assert_int_equal(c->session_ttl_s, 600);
 	cfg_free(c);
 }
 
@@ -181,6 +186,8 @@ inconsistent_values(void **state)
 	refused(BASE PRIVS "http: {}\nhttp: {}\n", 8, "given twice");
 	refused(BASE PRIVS "imports:\n  stale_after: 0\n", 8, "imports.stale_after: 0 is out of range");
 	refused(BASE PRIVS "imports:\n  stale: 5\n", 8, "unknown key 'stale' in imports");
+	refused(BASE PRIVS "sessions:\n  ttl: 5\n", 8, "sessions.ttl: 5 is out of range");
+	refused(BASE PRIVS "sessions:\n  max: 5\n", 8, "unknown key 'max' in sessions");
 	refused("ldap:\n  uri: ldap://x/\n  bulk_timeout: never\n", 3,
 	    "ldap.bulk_timeout: expected a whole number");
 }

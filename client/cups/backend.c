@@ -46,7 +46,7 @@ struct job {
 	long long amount;	/* pages x copies */
 	const char *quota;
 	char rid[RID_MAX + 1];	/* the hold's request id */
-	char base[RID_MAX - 8];	/* cups:HOST:QUEUE:JOB */
+	char base[RID_MAX - 16];	/* cups:HOST:QUEUE:JOB, room for ".N" */
 	struct cupsconf_queue q;
 };
 
@@ -303,7 +303,7 @@ hold(struct rest *r, struct job *j)
 		if (k == 1)
 			snprintf(j->rid, sizeof(j->rid), "%s", j->base);
 		else
-			snprintf(j->rid, sizeof(j->rid), "%s.%d", j->base, k);
+			snprintf(j->rid, sizeof(j->rid), "%s.%u", j->base, (unsigned char)k);
 		b = json_pack("{s:s, s:I, s:I, s:o}", "request_id", j->rid, "amount",
 		    (json_int_t)j->amount, "ttl_s", (json_int_t)j->ttl, "metadata",
 		    json_loads(meta, 0, NULL));
@@ -487,7 +487,7 @@ static int
 setup(struct cupsconf *c, struct rest *r, char **key, struct job *j)
 {
 	const char *path = getenv("PRIVD_CUPS_CONFIG");
-	char err[1024], h[48], q[48], id[16];
+	char err[1024], h[40], q[40], id[16];
 
 	if (path == NULL || *path == '\0')
 		path = CUPSCONF_PATH;

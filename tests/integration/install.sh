@@ -17,7 +17,9 @@ for f in sbin/privd bin/privctl share/man/man8/privd.8 share/man/man1/privctl.1 
     share/privd/schema/privd.schema share/privd/privd-cn-config.ldif share/privd/privd-slapd.conf \
     share/privd/privd.yaml lib/systemd/system/privd.service lib/sysusers.d/privd.conf \
     share/doc/privd/README.md share/doc/privd/DEPLOY.md share/doc/privd/model.md \
-    share/man/man8/privd-cups.8 share/doc/privd/CUPS.md share/privd/cups.yaml lib/cups/backend/privd; do
+    share/man/man8/privd-cups.8 share/doc/privd/CUPS.md share/privd/cups.yaml lib/cups/backend/privd \
+    share/man/man8/pam_privd.8 share/doc/privd/PAM.md share/privd/pam.yaml share/privd/sshd \
+    lib/security/pam_privd.so; do
 	[ -s "$dir/root/usr/local/$f" ] || fail "make install did not install /usr/local/$f"
 	grep -q "/usr/local/$f" deploy/README.md || fail "deploy/README.md does not name /usr/local/$f"
 done
@@ -30,7 +32,9 @@ done
 	2>&1 | grep -q 'key file /etc/privd/cups.key' || fail "the example cups.yaml does not parse up to its key file"
 grep -q '^ExecStart=/usr/local/sbin/privd ' "$dir/root/usr/local/lib/systemd/system/privd.service" ||
 	fail "the unit does not run the installed privd"
-for m in privd.8 privd-cups.8 privctl.1 privd.yaml.5 privd-import.5; do
+nm -D "$dir/root/usr/local/lib/security/pam_privd.so" | grep -q ' T pam_sm_acct_mgmt$' ||
+	fail "pam_privd.so does not export pam_sm_acct_mgmt"
+for m in privd.8 privd-cups.8 pam_privd.8 privctl.1 privd.yaml.5 privd-import.5; do
 	sec=${m##*.}
 	man --warnings -l "$dir/root/usr/local/share/man/man$sec/$m" > /dev/null 2> "$dir/man.err" || true
 	[ -s "$dir/man.err" ] && fail "man $m: $(head -3 "$dir/man.err")"
