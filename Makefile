@@ -121,7 +121,7 @@ check:
 
 asan:
 	@deploy/deps.sh
-	@PRIVD_BULK_ACCOUNTS=5000 $(MAKE) --no-print-directory B=build/asan OPT="-O1 -g" VALGRIND= \
+	@PRIVD_BULK_ACCOUNTS=5000 PRIVD_BUSY_CHARGES=5000 $(MAKE) --no-print-directory B=build/asan OPT="-O1 -g" VALGRIND= \
 		SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 		all unit integration
 

@@ -448,7 +448,7 @@ api_ledger(struct req *r)
 	struct quota_req q;
 	enum MHD_Result ret;
 	long limit = 100, offset = 0;
-	size_t n = 0, i;
+	size_t n = 0, i, total = 0;
 	char *udn;
 	json_t *o, *arr;
 	struct err e;
@@ -475,19 +475,19 @@ api_ledger(struct req *r)
 		free(udn);
 		return ret;
 	}
-	rc = ledger_list(ld, r->cfg, udn, &v, &n, &e);
+	rc = ledger_page(ld, r->cfg, udn, (size_t)offset, (size_t)limit, &v, &n, &total, &e);
 	ldpool_put(ld, e.code == ERR_UNAVAILABLE);
 	free(udn);
 	if (rc != 0)
 		return http_err(r, &e, "ledger_failed");
 	o = json_pack("{s:s, s:s, s:s, s:I, s:I}", "account", q.uid, "quota", q.quota,
-	    "period", period, "total", (json_int_t)n, "offset", (json_int_t)offset);
+	    "period", period, "total", (json_int_t)total, "offset", (json_int_t)offset);
 	arr = json_array();
-	for (i = (size_t)offset; o && arr && i < n && i < (size_t)(offset + limit); i++)
+	for (i = 0; o && arr && i < n; i++)
 		json_array_append_new(arr, entry_json(&v[i]));
 	if (o != NULL) {
 		json_object_set_new(o, "entries", arr);
-		json_object_set_new(o, "next_offset", (size_t)(offset + limit) < n ?
+		json_object_set_new(o, "next_offset", (size_t)(offset + limit) < total ?
 		    json_integer(offset + limit) : json_null());
 	} else
 		json_decref(arr);

@@ -58,10 +58,12 @@ api_metrics(struct req *r)
 {
 	struct pending_status ps;
 	const struct snap *s;
-	char extra[1536];
+	char extra[2048];
+	unsigned long long ubytes, uentries;
 	int t;
 
 	pending_status(&ps);
+	sync_usage_traffic(&ubytes, &uentries);
 	s = snap_enter(&t);
 	snprintf(extra, sizeof(extra),
 	    "# HELP privd_snapshot_age_seconds Seconds since the snapshot was built.\n"
@@ -93,12 +95,19 @@ api_metrics(struct req *r)
 	    "privd_import_open_seconds %lld\n"
 	    "# HELP privd_import_stale 1 when the open import is older than imports.stale_after.\n"
 	    "# TYPE privd_import_stale gauge\n"
-	    "privd_import_stale %d\n",
+	    "privd_import_stale %d\n"
+	    "# HELP privd_sync_usage_bytes_total Bytes of DNs, attribute names and values on the usage stream.\n"
+	    "# TYPE privd_sync_usage_bytes_total counter\n"
+	    "privd_sync_usage_bytes_total %llu\n"
+	    "# HELP privd_sync_usage_entries_total Entries received on the usage stream.\n"
+	    "# TYPE privd_sync_usage_entries_total counter\n"
+	    "privd_sync_usage_entries_total %llu\n",
 	    s ? (long long)(time(NULL) - s->built) : -1LL,
 	    s ? s->naccounts : 0, s ? s->ncells : 0, s ? s->nmres : 0,
 	    sync_build_seconds(), (unsigned long long)sync_reconnects(),
 	    sync_state() == SYNC_STALE, ps.open,
-	    ps.open && ps.started ? (long long)(time(NULL) - ps.started) : 0LL, ps.stale);
+	    ps.open && ps.started ? (long long)(time(NULL) - ps.started) : 0LL, ps.stale,
+	    ubytes, uentries);
 	snap_leave(t);
 	return http_text(r, 200, "text/plain; version=0.0.4", metrics_render(extra));
 }

@@ -5,6 +5,7 @@
 #include <sys/time.h>
 
 #include "ldapconn.h"
+#include "strv.h"
 
 int
 ldapc_fail(struct err *e, int rc, const char *what)
@@ -198,4 +199,65 @@ ldapc_or_filter(const char *attr, const char *const *vals, size_t n)
 	}
 	sprintf(f, ")");
 	return filter;
+}
+
+int
+ldapc_paged(LDAP *ld, const struct cfg *c, const char *base, int scope,
+    const char *filter, char **attrs, int page,
+    int (*fn)(LDAP *, LDAPMessage *, void *), void *arg, struct err *e)
+{
+	struct timeval tv = { c->ldap_timeout_s, 0 };
+	struct berval cookie = { 0, NULL };
+	LDAPControl *pc, *ctrls[2] = { NULL, NULL }, **rctrls = NULL, *rc_page;
+	LDAPMessage *res, *m;
+	ber_int_t count;
+	int rc, err, ret = 0;
+
+	do {
+		pc = NULL;
+		res = NULL;
+		if ((rc = ldap_create_page_control(ld, page, &cookie, 0, &pc)) != LDAP_SUCCESS) {
+			ret = ldapc_fail(e, rc, base);
+			break;
+		}
+		ctrls[0] = pc;
+		rc = ldap_search_ext_s(ld, base, scope, filter, attrs, 0, ctrls, NULL, &tv, 0, &res);
+		ldap_control_free(pc);
+		ber_memfree(cookie.bv_val);
+		cookie.bv_val = NULL;
+		cookie.bv_len = 0;
+		if (rc != LDAP_SUCCESS) {
+			ldap_msgfree(res);
+			ret = rc == LDAP_NO_SUCH_OBJECT ? 1 : ldapc_fail(e, rc, base);
+			break;
+		}
+		for (m = ldap_first_entry(ld, res); m && ret == 0; m = ldap_next_entry(ld, m))
+			if (fn(ld, m, arg) != 0)
+				ret = err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
+		rctrls = NULL;
+		if (ret == 0 && ldap_parse_result(ld, res, &err, NULL, NULL, NULL, &rctrls, 0) ==
+		    LDAP_SUCCESS && (rc_page = ldap_control_find(LDAP_CONTROL_PAGEDRESULTS,
+		    rctrls, NULL)) != NULL)
+			ldap_parse_pageresponse_control(ld, rc_page, &count, &cookie);
+		ldap_controls_free(rctrls);
+		ldap_msgfree(res);
+	} while (ret == 0 && cookie.bv_len > 0);
+	ber_memfree(cookie.bv_val);
+	return ret;
+}
+
+char **
+ldapc_get_strv(LDAP *ld, LDAPMessage *m, const char *attr)
+{
+	struct berval **v = ldap_get_values_len(ld, m, attr);
+	size_t i, n = v ? (size_t)ldap_count_values_len(v) : 0;
+	char **out = calloc(n + 1, sizeof(*out));
+
+	for (i = 0; out && i < n; i++)
+		if ((out[i] = strndup(v[i]->bv_val, v[i]->bv_len)) == NULL) {
+			strv_free(out);
+			out = NULL;
+		}
+	ldap_value_free_len(v);
+	return out;
 }

@@ -27,6 +27,16 @@ int ldapc_fail(struct err *e, int rc, const char *what);
 int ldapc_search(LDAP *ld, const struct cfg *c, const char *base, int scope,
     const char *filter, char **attrs, int sizelimit, LDAPMessage **res,
     struct err *e);
+/*
+ * A search in pages of page entries (RFC 2696): fn(ld, entry, arg) for
+ * each, so a large answer is never held whole. 0, 1 when base does not
+ * exist, -1 and e (also when fn returns non-zero: out of memory).
+ */
+int ldapc_paged(LDAP *ld, const struct cfg *c, const char *base, int scope,
+    const char *filter, char **attrs, int page,
+    int (*fn)(LDAP *, LDAPMessage *, void *), void *arg, struct err *e);
+/* The values of attr as a strv (empty when absent); NULL when out of memory. */
+char **ldapc_get_strv(LDAP *ld, LDAPMessage *m, const char *attr);
 /* "(|(attr=v0)(attr=v1)...)" with every value escaped; malloc'd, NULL when out of memory. */
 char *ldapc_or_filter(const char *attr, const char *const *vals, size_t n);
 /* The first value of attr as a number: 0, or -1 when absent or not one. */

@@ -6,9 +6,12 @@
 
 #include <jansson.h>
 
+#include "archive.h"
 #include "dn.h"
 #include "ldapconn.h"
 #include "ledger.h"
+#include "strmap.h"
+#include "strv.h"
 
 void
 ledger_time(time_t t, char out[32])
@@ -65,14 +68,13 @@ jstr(json_t *j, const char *k)
 
 /* Whether "ID N[ ...]" values v hold id (N into *n). */
 static int
-has_state(struct berval **v, const char *id, long long *n)
+has_state(char *const *v, const char *id, long long *n)
 {
 	size_t i, il = strlen(id);
 
 	for (i = 0; v && v[i]; i++)
-		if (v[i]->bv_len > il && memcmp(v[i]->bv_val, id, il) == 0 &&
-		    v[i]->bv_val[il] == ' ') {
-			*n = strtoll(v[i]->bv_val + il + 1, NULL, 10);
+		if (strncmp(v[i], id, il) == 0 && v[i][il] == ' ') {
+			*n = strtoll(v[i] + il + 1, NULL, 10);
 			return 1;
 		}
 	return 0;
@@ -87,33 +89,18 @@ newest_first(const void *a, const void *b)
 	return c != 0 ? c : strcmp(x->id ? x->id : "", y->id ? y->id : "");
 }
 
-int
-ledger_list(LDAP *ld, const struct cfg *c, const char *usage_dn,
-    struct ledger_entry **out, size_t *n, struct err *e)
+/* The entries of vals, newest first, with each charge's refunded amount
+ * from the refund states; *out malloc'd. 0, or -1 when out of memory. */
+static int
+parse(char *const *vals, char *const *refunds, struct ledger_entry **out, size_t *n)
 {
-	static char *attrs[] = { "privEntry", "privRefund", NULL };
-	LDAPMessage *res = NULL, *m;
-	struct berval **v = NULL, **refunds = NULL;
-	struct ledger_entry *x = NULL;
-	size_t i, k = 0;
-	int rc;
+	size_t i, k = 0, nv = strv_len(vals);
+	struct ledger_entry *x = calloc(nv + 1, sizeof(*x));
 
-	*out = NULL;
-	*n = 0;
-	rc = ldapc_search(ld, c, usage_dn, LDAP_SCOPE_BASE, "(objectClass=privUsage)",
-	    attrs, 1, &res, e);
-	if (rc != 0)
-		return rc < 0 ? -1 : 0;
-	if ((m = ldap_first_entry(ld, res)) == NULL) {
-		ldap_msgfree(res);
-		return 0;
-	}
-	v = ldap_get_values_len(ld, m, "privEntry");
-	refunds = ldap_get_values_len(ld, m, "privRefund");
-	if ((x = calloc((v ? (size_t)ldap_count_values_len(v) : 0) + 1, sizeof(*x))) == NULL)
-		goto oom;
-	for (i = 0; v && v[i]; i++) {
-		json_t *j = json_loadb(v[i]->bv_val, v[i]->bv_len, 0, NULL), *md;
+	if (x == NULL)
+		return -1;
+	for (i = 0; i < nv; i++) {
+		json_t *j = json_loads(vals[i], 0, NULL), *md;
 		struct ledger_entry *le = &x[k];
 
 		if (j == NULL)
@@ -131,31 +118,125 @@ ledger_list(LDAP *ld, const struct cfg *c, const char *usage_dn,
 		if ((md = json_object_get(j, "metadata")) != NULL)
 			le->metadata = json_dumps(md, JSON_COMPACT | JSON_SORT_KEYS);
 		json_decref(j);
-		if (le->id == NULL || le->kind == NULL)
-			goto oom;
+		if (le->id == NULL || le->kind == NULL) {
+			ledger_entries_free(x, k);
+			return -1;
+		}
 		if (strcmp(le->kind, "charge") == 0 && !has_state(refunds, le->id, &le->refunded))
 			le->refunded = 0;
 	}
 	qsort(x, k, sizeof(*x), newest_first);
-	ldap_value_free_len(v);
-	ldap_value_free_len(refunds);
-	ldap_msgfree(res);
 	*out = x;
 	*n = k;
 	return 0;
-oom:
-	ldap_value_free_len(v);
-	ldap_value_free_len(refunds);
-	ldap_msgfree(res);
-	ledger_entries_free(x, k);
-	return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory reading %s", usage_dn);
 }
+
+/* Moves entries [from, from + want) of v (n of them) to the end of page. */
+static void
+take_slice(struct ledger_entry *v, size_t n, size_t from, size_t want,
+    struct ledger_entry *page, size_t *np)
+{
+	size_t i;
+
+	for (i = from; i < n && i < from + want; i++) {
+		page[(*np)++] = v[i];
+		memset(&v[i], 0, sizeof(v[i]));
+	}
+}
+
+int
+ledger_page(LDAP *ld, const struct cfg *c, const char *usage_dn, size_t offset,
+    size_t limit, struct ledger_entry **out, size_t *n, size_t *total, struct err *e)
+{
+	static char *attrs[] = { "privEntry", "privRefund", "privSegments", "privArchived", NULL };
+	LDAPMessage *res = NULL, *m;
+	char **win = NULL, **refunds = NULL, **seg = NULL;
+	struct ledger_entry *page = NULL, *v = NULL;
+	struct arch_seg *segs = NULL;
+	long long nseg = 0, archived = 0;
+	size_t nv = 0, np = 0, nsegs = 0, pos, i;
+	int rc, ret = -1;
+
+	*out = NULL;
+	*n = *total = 0;
+	rc = ldapc_search(ld, c, usage_dn, LDAP_SCOPE_BASE, "(objectClass=privUsage)",
+	    attrs, 1, &res, e);
+	if (rc != 0 || (m = ldap_first_entry(ld, res)) == NULL) {
+		ldap_msgfree(res);
+		return rc < 0 ? -1 : 0;
+	}
+	ldapc_get_ll(ld, m, "privSegments", &nseg);
+	ldapc_get_ll(ld, m, "privArchived", &archived);
+	win = ldapc_get_strv(ld, m, "privEntry");
+	refunds = ldapc_get_strv(ld, m, "privRefund");
+	ldap_msgfree(res);
+	if (win == NULL || refunds == NULL || (page = calloc(limit + 1, sizeof(*page))) == NULL ||
+	    parse(win, refunds, &v, &nv) != 0)
+		goto oom;
+	*total = nv + (size_t)archived;
+	/* the window first, then the segments newest first: read only those
+	 * the page reaches into */
+	take_slice(v, nv, offset, limit, page, &np);
+	pos = nv;
+	ledger_entries_free(v, nv);
+	v = NULL;
+	nv = 0;
+	if (np < limit && offset + limit > pos &&
+	    arch_segments(ld, c, usage_dn, nseg, &segs, &nsegs, e) != 0)
+		goto done;
+	for (i = 0; i < nsegs && np < limit; i++) {
+		size_t cnt = (size_t)segs[i].count;
+
+		if (pos + cnt <= offset) {
+			pos += cnt;
+			continue;
+		}
+		strv_free(seg);
+		if ((seg = strv_new(0)) == NULL)
+			goto oom;
+		if (arch_read(ld, c, usage_dn, segs[i].k, &seg, e) < 0)
+			goto done;
+		if (parse(seg, refunds, &v, &nv) != 0)
+			goto oom;
+		take_slice(v, nv, offset > pos ? offset - pos : 0, limit - np, page, &np);
+		ledger_entries_free(v, nv);
+		v = NULL;
+		pos += cnt;
+	}
+	*out = page;
+	*n = np;
+	page = NULL;
+	ret = 0;
+	goto done;
+oom:
+	err_set(e, ERR_INTERNAL, 0, NULL, "out of memory reading %s", usage_dn);
+done:
+	ledger_entries_free(page, np);
+	ledger_entries_free(v, nv);
+	free(segs);
+	strv_free(win);
+	strv_free(refunds);
+	strv_free(seg);
+	return ret;
+}
+
+/* What the check knows of one request id of one usage entry. */
+struct item {
+	long long charge;	/* its amount; -1 before a charge is seen */
+	long long refunded;	/* sum of refunds naming it */
+	long long hold;		/* held; -1 before a hold is seen */
+	int charges, holds, settles;
+	char id[];
+};
 
 struct check {
 	FILE *out;
 	int faults;
 	size_t nusage, nentries;
-	const char *key;
+	char key[2 * DN_VAL_MAX + 2];
+	/* the usage entry being checked */
+	struct strmap items;
+	long long used, held, credit;
 };
 
 static void __attribute__((format(printf, 2, 3)))
@@ -171,6 +252,116 @@ fault(struct check *k, const char *fmt, ...)
 	k->faults++;
 }
 
+static struct item *
+item(struct check *k, const char *id)
+{
+	struct item *it = strmap_get(&k->items, id);
+	size_t n = strlen(id);
+	int failed = 0;
+
+	if (it != NULL)
+		return it;
+	if ((it = calloc(1, sizeof(*it) + n + 1)) == NULL)
+		return NULL;
+	memcpy(it->id, id, n + 1);
+	it->charge = it->hold = -1;
+	strmap_put(&k->items, it->id, it, &failed);
+	if (failed) {
+		free(it);
+		return NULL;
+	}
+	return it;
+}
+
+/* One ledger entry into the sums: O(1), so a long ledger checks in one pass. */
+static void
+feed(struct check *k, const char *val)
+{
+	json_t *j = json_loads(val, 0, NULL);
+	const char *kind = json_string_value(json_object_get(j, "kind"));
+	const char *id = json_string_value(json_object_get(j, "id"));
+	const char *ref = json_string_value(json_object_get(j, "ref"));
+	long long a = json_integer_value(json_object_get(j, "amount"));
+	long long rel = json_integer_value(json_object_get(j, "released"));
+	struct item *it;
+
+	k->nentries++;
+	if (j == NULL) {
+		fault(k, "a ledger entry is not JSON: %.60s", val);
+		return;
+	}
+	if (kind == NULL || id == NULL) {
+		fault(k, "a ledger entry has no kind or id: %.60s", val);
+		goto done;
+	}
+	if ((it = item(k, strcmp(kind, "refund") == 0 && ref ? ref : id)) == NULL) {
+		fault(k, "out of memory");
+		goto done;
+	}
+	if (strcmp(kind, "charge") == 0) {
+		k->used += a;
+		it->charge = a;
+		it->charges++;
+	} else if (strcmp(kind, "refund") == 0) {
+		k->used -= a;
+		it->refunded += a;
+	} else if (strcmp(kind, "hold") == 0) {
+		k->used += a;
+		k->held += a;
+		it->hold = a;
+		it->holds++;
+	} else if (strcmp(kind, "commit") == 0 || strcmp(kind, "release") == 0 ||
+	    strcmp(kind, "expire") == 0) {
+		k->used -= rel;
+		k->held -= a + rel;
+		it->settles++;
+	} else if (strcmp(kind, "credit") == 0)
+		k->credit += a;
+	else
+		fault(k, "ledger entry %s has unknown kind '%s'", id, kind);
+done:
+	json_decref(j);
+}
+
+/* The per-id rules, once every entry of the usage entry is in. */
+static void
+judge(struct check *k, char *const *holds, char *const *refunds)
+{
+	long long st, n;
+	size_t i;
+
+	for (i = 0; i < k->items.cap; i++) {
+		struct item *it = k->items.slots[i].val;
+		int open;
+
+		if (k->items.slots[i].key == NULL)
+			continue;
+		if (it->charges > 1 || it->holds > 1)
+			fault(k, "%s is in the ledger %d times", it->id, it->charges + it->holds);
+		if (it->charge >= 0) {
+			if (!has_state(refunds, it->id, &st))
+				st = 0;	/* a refund state is made with the first refund */
+			if (st != it->refunded)
+				fault(k, "charge %s: refund state says %lld, its refunds sum to %lld",
+				    it->id, st, it->refunded);
+			if (it->refunded > it->charge)
+				fault(k, "charge %s of %lld is refunded %lld", it->id, it->charge,
+				    it->refunded);
+		} else if (it->refunded > 0)
+			fault(k, "refunds name %s, which is no charge here", it->id);
+		if (it->hold >= 0) {
+			open = has_state(holds, it->id, &n);
+			if (open + it->settles != 1)
+				fault(k, "hold %s is %s", it->id, open ? "open and settled" :
+				    it->settles ? "settled twice" : "neither open nor settled");
+			if (open && n != it->hold)
+				fault(k, "hold %s holds %lld in its state, %lld in the ledger", it->id,
+				    n, it->hold);
+		} else if (it->settles > 0)
+			fault(k, "%s is settled but was never held", it->id);
+	}
+}
+
 static long long
 get_ll(LDAP *ld, LDAPMessage *m, const char *attr)
 {
@@ -180,137 +371,102 @@ get_ll(LDAP *ld, LDAPMessage *m, const char *attr)
 	return n;
 }
 
-/* One usage entry: its counters and state against the sum of its ledger. */
-static void
-check_one(LDAP *ld, LDAPMessage *m, struct check *k)
+struct walk {
+	const struct cfg *c;
+	const char *root;
+	struct check *k;
+	LDAP *seg_ld;		/* reads segments while the paged search runs */
+	struct err *e;
+};
+
+/* One usage entry: its window and segments, summed, against its counters. */
+static int
+check_one(LDAP *ld, LDAPMessage *m, void *arg)
 {
-	struct berval **v = ldap_get_values_len(ld, m, "privEntry");
-	struct berval **holds = ldap_get_values_len(ld, m, "privHold");
-	struct berval **refunds = ldap_get_values_len(ld, m, "privRefund");
-	long long used = 0, held = 0, credit = 0, n, st;
-	json_t **js;
-	size_t i, j, nv = v ? (size_t)ldap_count_values_len(v) : 0;
+	struct walk *w = arg;
+	struct check *k = w->k;
+	char uid[DN_VAL_MAX], name[DN_VAL_MAX], *dn = ldap_get_dn(ld, m);
+	char **win = ldapc_get_strv(ld, m, "privEntry");
+	char **holds = ldapc_get_strv(ld, m, "privHold");
+	char **refunds = ldapc_get_strv(ld, m, "privRefund");
+	char **seg = NULL;
+	long long nseg = get_ll(ld, m, "privSegments"), kk, archived = 0, cnt;
+	size_t i;
 
-	k->nusage++;
-	k->nentries += nv;
-	if ((js = calloc(nv + 1, sizeof(*js))) == NULL) {
-		fault(k, "out of memory");
+	if (dn == NULL || win == NULL || holds == NULL || refunds == NULL)
 		goto done;
-	}
-	for (i = 0; i < nv; i++)
-		if ((js[i] = json_loadb(v[i]->bv_val, v[i]->bv_len, 0, NULL)) == NULL)
-			fault(k, "ledger entry %zu is not JSON", i);
-	for (i = 0; i < nv; i++) {
-		const char *kind = json_string_value(json_object_get(js[i], "kind"));
-		const char *id = json_string_value(json_object_get(js[i], "id"));
-		long long a = json_integer_value(json_object_get(js[i], "amount"));
-		long long rel = json_integer_value(json_object_get(js[i], "released"));
-
-		if (js[i] == NULL)
-			continue;
-		if (kind == NULL || id == NULL) {
-			fault(k, "ledger entry %zu has no kind or id", i);
+	if (dn_usage(dn, w->root, uid, name) == 0)
+		snprintf(k->key, sizeof(k->key), "%s/%s", uid, name);
+	else
+		snprintf(k->key, sizeof(k->key), "%s", dn);
+	k->nusage++;
+	strmap_init(&k->items);
+	k->used = k->held = k->credit = 0;
+	for (i = 0; win[i]; i++)
+		feed(k, win[i]);
+	for (kk = 1; kk <= nseg; kk++) {
+		strv_free(seg);
+		if ((seg = strv_new(0)) == NULL)
+			break;
+		if (arch_read(w->seg_ld, w->c, dn, kk, &seg, w->e) != 0) {
+			fault(k, "segment %lld: %s", kk, w->e->code ? w->e->msg : "missing");
+			memset(w->e, 0, sizeof(*w->e));
 			continue;
 		}
-		if (strcmp(kind, "charge") == 0) {
-			long long refunded = 0;
-
-			used += a;
-			/* its refunds sum to what the refund state says, within the charge */
-			for (j = 0; j < nv; j++) {
-				const char *rk = json_string_value(json_object_get(js[j], "kind"));
-				const char *ref = json_string_value(json_object_get(js[j], "ref"));
-
-				if (rk && ref && strcmp(rk, "refund") == 0 && strcmp(ref, id) == 0)
-					refunded += json_integer_value(json_object_get(js[j], "amount"));
-			}
-			if (!has_state(refunds, id, &st))
-				fault(k, "charge %s has no refund state", id);
-			else if (st != refunded)
-				fault(k, "charge %s: refund state says %lld, its refunds sum to %lld",
-				    id, st, refunded);
-			if (refunded > a)
-				fault(k, "charge %s of %lld is refunded %lld", id, a, refunded);
-		} else if (strcmp(kind, "refund") == 0)
-			used -= a;
-		else if (strcmp(kind, "hold") == 0) {
-			int open = has_state(holds, id, &n), closed = 0;
-
-			used += a;
-			held += a;
-			for (j = 0; j < nv; j++) {
-				const char *sk = json_string_value(json_object_get(js[j], "kind"));
-				const char *sid = json_string_value(json_object_get(js[j], "id"));
-
-				if (sk && sid && strcmp(sid, id) == 0 && (strcmp(sk, "commit") == 0 ||
-				    strcmp(sk, "release") == 0 || strcmp(sk, "expire") == 0))
-					closed++;
-			}
-			if (open + closed != 1)
-				fault(k, "hold %s is %s", id, open ? "open and settled" :
-				    closed ? "settled twice" : "neither open nor settled");
-			if (open && n != a)
-				fault(k, "hold %s holds %lld in its state, %lld in the ledger", id, n, a);
-		} else if (strcmp(kind, "commit") == 0 || strcmp(kind, "release") == 0 ||
-		    strcmp(kind, "expire") == 0) {
-			used -= rel;
-			held -= a + rel;
-		} else if (strcmp(kind, "credit") == 0)
-			credit += a;
-		else
-			fault(k, "ledger entry %s has unknown kind '%s'", id, kind);
+		for (cnt = 0; seg[cnt]; cnt++)
+			feed(k, seg[cnt]);
+		archived += cnt;
 	}
-	if ((n = get_ll(ld, m, "privUsed")) != used)
-		fault(k, "privUsed is %lld, the ledger sums to %lld", n, used);
-	if ((n = get_ll(ld, m, "privHeld")) != held)
-		fault(k, "privHeld is %lld, the ledger sums to %lld", n, held);
-	if ((n = get_ll(ld, m, "privCredit")) != credit)
-		fault(k, "privCredit is %lld, the ledger sums to %lld", n, credit);
-	for (i = 0; i < nv; i++)
-		json_decref(js[i]);
-	free(js);
+	if (archived != get_ll(ld, m, "privArchived"))
+		fault(k, "privArchived is %lld, its segments hold %lld", get_ll(ld, m,
+		    "privArchived"), archived);
+	judge(k, holds, refunds);
+	if (get_ll(ld, m, "privUsed") != k->used)
+		fault(k, "privUsed is %lld, the ledger sums to %lld", get_ll(ld, m, "privUsed"),
+		    k->used);
+	if (get_ll(ld, m, "privHeld") != k->held)
+		fault(k, "privHeld is %lld, the ledger sums to %lld", get_ll(ld, m, "privHeld"),
+		    k->held);
+	if (get_ll(ld, m, "privCredit") != k->credit)
+		fault(k, "privCredit is %lld, the ledger sums to %lld", get_ll(ld, m,
+		    "privCredit"), k->credit);
+	for (i = 0; i < k->items.cap; i++)
+		if (k->items.slots[i].key != NULL)
+			free(k->items.slots[i].val);
+	strmap_free(&k->items);
 done:
-	ldap_value_free_len(v);
-	ldap_value_free_len(holds);
-	ldap_value_free_len(refunds);
+	ldap_memfree(dn);
+	strv_free(win);
+	strv_free(holds);
+	strv_free(refunds);
+	strv_free(seg);
+	return 0;
 }
 
 int
-ledger_check(LDAP *ld, const struct cfg *c, FILE *out, struct err *e)
+ledger_check(LDAP *ld, LDAP *seg_ld, const struct cfg *c, FILE *out, struct err *e)
 {
 	static char *attrs[] = { "privUsed", "privCredit", "privHeld", "privEntry",
-	    "privHold", "privRefund", NULL };
-	char uid[DN_VAL_MAX], name[DN_VAL_MAX], key[2 * DN_VAL_MAX + 2];
+	    "privHold", "privRefund", "privSegments", "privArchived", NULL };
 	struct check k;
-	LDAPMessage *res = NULL, *m;
-	char *root = dn_join("ou=usage", c->base_dn), *dn;
+	struct walk w;
+	struct err se;
+	char *root = dn_join("ou=usage", c->base_dn);
 	int rc;
 
 	memset(&k, 0, sizeof(k));
+	memset(&se, 0, sizeof(se));
 	k.out = out;
 	if (root == NULL)
 		return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
-	rc = ldapc_search(ld, c, root, LDAP_SCOPE_SUBTREE, "(objectClass=privUsage)",
-	    attrs, 0, &res, e);
+	w = (struct walk){ c, root, &k, seg_ld, &se };
+	rc = ldapc_paged(ld, c, root, LDAP_SCOPE_SUBTREE, "(objectClass=privUsage)", attrs,
+	    100, check_one, &w, e);
+	free(root);
 	if (rc < 0)
-		goto done;
-	for (m = rc == 0 ? ldap_first_entry(ld, res) : NULL; m; m = ldap_next_entry(ld, m)) {
-		if ((dn = ldap_get_dn(ld, m)) == NULL)
-			continue;
-		if (dn_usage(dn, root, uid, name) == 0)
-			snprintf(key, sizeof(key), "%s/%s", uid, name);
-		else
-			snprintf(key, sizeof(key), "%s", dn);
-		ldap_memfree(dn);
-		k.key = key;
-		check_one(ld, m, &k);
-	}
+		return -1;
 	fprintf(out, "%s: %zu usage entries, %zu ledger entries, %d fault%s\n",
 	    k.faults ? "FAILED" : "ok", k.nusage, k.nentries, k.faults,
 	    k.faults == 1 ? "" : "s");
-	rc = k.faults;
-done:
-	ldap_msgfree(res);
-	free(root);
-	return rc;
+	return k.faults;
 }

@@ -30,17 +30,25 @@ struct ledger_entry {
 	long long released;	/* commit, release, expire; -1 for others */
 };
 
-/* The entries of usage_dn, newest first (none when it does not exist). */
-int ledger_list(LDAP *ld, const struct cfg *c, const char *usage_dn,
-    struct ledger_entry **out, size_t *n, struct err *e);
+/*
+ * A page of the ledger of usage_dn: entries [offset, offset + limit) of the
+ * window (newest first), followed by each segment's (archive.h), newest
+ * segment first. Reads only the segments the page reaches into; *total
+ * counts every entry. None when the usage entry does not exist.
+ */
+int ledger_page(LDAP *ld, const struct cfg *c, const char *usage_dn, size_t offset,
+    size_t limit, struct ledger_entry **out, size_t *n, size_t *total, struct err *e);
 void ledger_entries_free(struct ledger_entry *v, size_t n);
 
 /*
- * Checks every usage entry against its ledger: used, held and credit equal
- * the sums of their entries and no charge is refunded beyond its amount.
- * Writes a line per fault and a summary to out; the number of faults, or -1.
+ * Checks every usage entry against its ledger (window and segments): used,
+ * held and credit equal the sums of their entries, no charge is refunded
+ * beyond its amount, each hold is open or settled once. Usage entries come
+ * in pages (RFC 2696) over ld and their segments one by one over seg_ld, so
+ * memory holds one usage entry's sums at a time. Writes a line per fault
+ * and a summary to out; the number of faults, or -1.
  */
-int ledger_check(LDAP *ld, const struct cfg *c, FILE *out, struct err *e);
+int ledger_check(LDAP *ld, LDAP *seg_ld, const struct cfg *c, FILE *out, struct err *e);
 
 /* GeneralizedTime with microseconds ("20261203063530.123456Z") of t plus
  * the current microsecond, and its RFC 3339 form. */

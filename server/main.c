@@ -225,7 +225,7 @@ static int
 run_check_ledger(const struct cfg *c)
 {
 	struct err e;
-	LDAP *ld;
+	LDAP *ld, *seg_ld;
 	int n;
 
 	memset(&e, 0, sizeof(e));
@@ -233,7 +233,14 @@ run_check_ledger(const struct cfg *c)
 		fprintf(stderr, "privd: check-ledger: %s\n", e.msg);
 		return 3;
 	}
-	n = ledger_check(ld, c, stdout, &e);
+	/* segments on a connection of their own: the paged search keeps its place */
+	if (ldapc_open(c, NULL, NULL, &seg_ld, &e) != 0) {
+		ldapc_close(ld);
+		fprintf(stderr, "privd: check-ledger: %s\n", e.msg);
+		return 3;
+	}
+	n = ledger_check(ld, seg_ld, c, stdout, &e);
+	ldapc_close(seg_ld);
 	ldapc_close(ld);
 	if (n < 0) {
 		fprintf(stderr, "privd: check-ledger: %s\n", e.msg);

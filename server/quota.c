@@ -19,6 +19,7 @@
 #include <jansson.h>
 #include <lber.h>
 
+#include "archive.h"
 #include "dn.h"
 #include "ldapconn.h"
 #include "ledger.h"
@@ -103,25 +104,6 @@ quota_usage_dn(const struct cfg *c, const char *uid, const char *quota,
 	return dn;
 }
 
-static char **
-values(LDAP *ld, LDAPMessage *m, const char *attr)
-{
-	struct berval **v = ldap_get_values_len(ld, m, attr);
-	char **out;
-	size_t i, n = v ? (size_t)ldap_count_values_len(v) : 0;
-
-	if ((out = calloc(n + 1, sizeof(*out))) == NULL)
-		goto done;
-	for (i = 0; i < n; i++)
-		if ((out[i] = strndup(v[i]->bv_val, v[i]->bv_len)) == NULL)
-			break;
-done:
-	if (v)
-		ldap_value_free_len(v);
-	return out;
-}
-
-
 static void
 ustate_free(struct ustate *st)
 {
@@ -140,9 +122,10 @@ static int
 read_state(LDAP *ld, const struct cfg *c, const char *dn, const char *key,
     int full, struct ustate *st, struct err *e)
 {
-	static char *brief[] = { "privUsed", "privCredit", "privHeld", "entryCSN", NULL };
-	static char *all[] = { "privUsed", "privCredit", "privHeld", "entryCSN",
-	    "privEntry", "privHold", "privRefund", NULL };
+	static char *brief[] = { "privUsed", "privCredit", "privHeld", "privSegments",
+	    "entryCSN", NULL };
+	static char *all[] = { "privUsed", "privCredit", "privHeld", "privSegments",
+	    "entryCSN", "privEntry", "privHold", "privRefund", NULL };
 	LDAPMessage *res = NULL, *m;
 	int rc;
 
@@ -156,12 +139,13 @@ read_state(LDAP *ld, const struct cfg *c, const char *dn, const char *key,
 		ldapc_get_ll(ld, m, "privUsed", &st->u.used);
 		ldapc_get_ll(ld, m, "privCredit", &st->u.credit);
 		ldapc_get_ll(ld, m, "privHeld", &st->u.held);
+		ldapc_get_ll(ld, m, "privSegments", &st->u.segments);
 		ldapc_get_buf(ld, m, "entryCSN", st->u.csn, sizeof(st->u.csn));
 		if (usage_put(key, &st->u) != 0)
 			log_warn("quota: out of memory recording usage of %s", key);
-		if (full && ((st->entries = values(ld, m, "privEntry")) == NULL ||
-		    (st->holds = values(ld, m, "privHold")) == NULL ||
-		    (st->refunds = values(ld, m, "privRefund")) == NULL)) {
+		if (full && ((st->entries = ldapc_get_strv(ld, m, "privEntry")) == NULL ||
+		    (st->holds = ldapc_get_strv(ld, m, "privHold")) == NULL ||
+		    (st->refunds = ldapc_get_strv(ld, m, "privRefund")) == NULL)) {
 			ldap_msgfree(res);
 			ustate_free(st);
 			return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
@@ -169,6 +153,45 @@ read_state(LDAP *ld, const struct cfg *c, const char *dn, const char *key,
 	}
 	ldap_msgfree(res);
 	return 0;
+}
+
+/*
+ * read_state (full) and the entries of the segments that hold request ids
+ * id and id2 (id2 may be NULL): what a replay or a refund must see of the
+ * ledger, wherever the entries sit.
+ */
+static int
+load(LDAP *ld, const struct cfg *c, const char *dn, const char *key, const char *id,
+    const char *id2, struct ustate *st, struct err *e)
+{
+	if (read_state(ld, c, dn, key, 1, st, e) != 0)
+		return -1;
+	if (st->exists && (arch_load(ld, c, dn, st->u.segments, id, &st->entries, e) < 0 ||
+	    (id2 && arch_load(ld, c, dn, st->u.segments, id2, &st->entries, e) < 0)))
+		return -1;
+	return 0;
+}
+
+/*
+ * After a write landed: every ARCH_EVERY writes, look at the window and
+ * move what is settled (archive.h). A failed move is logged, not returned:
+ * the write has landed, and the next look tries again.
+ */
+static void
+maybe_move(LDAP *ld, const struct cfg *c, const char *dn, const char *key)
+{
+	struct ustate st = { 0, { 0, 0, 0, 0, "" }, NULL, NULL, NULL };
+	struct err e;
+	int n;
+
+	if (!arch_due(dn))
+		return;
+	memset(&e, 0, sizeof(e));
+	if ((n = arch_move(ld, c, dn, ARCH_HIGH, &e)) < 0)
+		log_warn("quota: moving settled ledger entries of %s: %s", key, e.msg);
+	else if (n > 0)
+		read_state(ld, c, dn, key, 0, &st, &e);
+	ustate_free(&st);
 }
 
 /* The ledger entry of st with this id and one of kinds ("charge|hold"); a
@@ -419,11 +442,11 @@ take(LDAP *ld, const struct quota_req *q, const char *rid, long long amount,
 {
 	const char *kind = ttl_s > 0 ? "hold" : "charge";
 	struct target t = { NULL, "", "" };
-	struct ustate st = { 0, { 0, 0, 0, "" }, NULL, NULL, NULL };
+	struct ustate st = { 0, { 0, 0, 0, 0, "" }, NULL, NULL, NULL };
 	struct wop o;
-	char *rec = NULL, exp_gt[32] = "";
+	char *rec = NULL, *segs = NULL, exp_gt[32] = "", **seen = NULL;
 	int attempt, rc, ret = -1;
-	long long credit, n = amount;
+	long long credit, nseg, n = amount;
 
 	memset(&o, 0, sizeof(o));
 	if (period_key(q->cfg, q->kind, q->now, r->period, e) != 0)
@@ -437,14 +460,28 @@ take(LDAP *ld, const struct quota_req *q, const char *rid, long long amount,
 	}
 	usage_get(t.key, &st.u);
 	credit = st.u.credit;
+	nseg = st.u.segments;
 	for (attempt = 0; attempt < TRIES; attempt++) {
 		wop_free(&o);
 		free(rec);
-		rec = NULL;
+		free(segs);
+		rec = segs = NULL;
+		/* an id that moved into a segment is a replay; the write below
+		 * asserts the segments are still those looked at */
+		strv_free(seen);
+		seen = NULL;
+		if ((rc = arch_load(ld, q->cfg, t.udn, nseg, rid, &seen, e)) < 0)
+			goto done;
+		if (rc == 1)
+			goto replayed;
 		if (partial) {
 			if (read_state(ld, q->cfg, t.udn, t.key, 0, &st, e) != 0)
 				goto done;
 			credit = st.u.credit;
+			if (st.u.segments != nseg) {
+				nseg = st.u.segments;
+				continue;
+			}
 			n = q->limit + credit - st.u.used;
 			if (n > amount)
 				n = amount;
@@ -455,15 +492,15 @@ take(LDAP *ld, const struct quota_req *q, const char *rid, long long amount,
 		rec = ttl_s > 0 ? record(kind, rid, n, q->actor, q->now, metadata, "Is",
 		    "requested", amount, "expires", r->expires) :
 		    record(kind, rid, n, q->actor, q->now, metadata, "I", "requested", amount);
-		if (rec == NULL ||
+		if (rec == NULL || (segs = arch_assert(nseg)) == NULL ||
 		    wop_mod(&o, LDAP_MOD_INCREMENT, "privUsed", "%lld", n) != 0 ||
 		    (ttl_s > 0 && wop_mod(&o, LDAP_MOD_INCREMENT, "privHeld", "%lld", n) != 0) ||
 		    wop_mod(&o, LDAP_MOD_ADD, "privRequest", "%s", rid) != 0 ||
 		    wop_mod(&o, LDAP_MOD_ADD, "privEntry", "%s", rec) != 0 ||
-		    (ttl_s > 0 ? wop_mod(&o, LDAP_MOD_ADD, "privHold", "%s %lld %s", rid, n, exp_gt)
-		    : wop_mod(&o, LDAP_MOD_ADD, "privRefund", "%s 0", rid)) != 0 ||
-		    asprintf(&o.assert, "(&(privUsed<=%lld)(privCredit=%lld))",
-		    q->limit + credit - n, credit) < 0) {
+		    (ttl_s > 0 && wop_mod(&o, LDAP_MOD_ADD, "privHold", "%s %lld %s", rid, n,
+		    exp_gt) != 0) ||
+		    asprintf(&o.assert, "(&(privUsed<=%lld)(privCredit=%lld)%s)",
+		    q->limit + credit - n, credit, segs) < 0) {
 			o.assert = NULL;
 			err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
 			goto done;
@@ -481,17 +518,11 @@ take(LDAP *ld, const struct quota_req *q, const char *rid, long long amount,
 				usage_get(t.key, &st.u);
 			}
 			r->u = st.u;
+			maybe_move(ld, q->cfg, t.udn, t.key);
 			goto done;
 		case LDAP_TYPE_OR_VALUE_EXISTS:
 			/* the request id is there already */
-			if (read_state(ld, q->cfg, t.udn, t.key, 1, &st, e) != 0)
-				goto done;
-			rc = replay(q, &st, rid, kind, amount, NULL, r, e);
-			ret = rc == 1 ? 0 : -1;
-			if (rc == 0)
-				err_set(e, ERR_INTERNAL, 0, NULL, "%s: request id '%s' is recorded "
-				    "without its ledger entry", t.key, rid);
-			goto done;
+			goto replayed;
 		case LDAP_NO_SUCH_OBJECT:
 			/* first use of this quota in this period */
 			if (ensure_usage(ld, q->cfg, &t, q->uid, r->period, e) != 0)
@@ -500,8 +531,10 @@ take(LDAP *ld, const struct quota_req *q, const char *rid, long long amount,
 		case LDAP_ASSERTION_FAILED:
 			if (read_state(ld, q->cfg, t.udn, t.key, 0, &st, e) != 0)
 				goto done;
-			if (st.u.credit != credit) {
-				credit = st.u.credit;	/* an administrator credited: again */
+			if (st.u.credit != credit || st.u.segments != nseg) {
+				/* an administrator credited, or entries moved: again */
+				credit = st.u.credit;
+				nseg = st.u.segments;
 				continue;
 			}
 			if (partial)
@@ -515,9 +548,18 @@ take(LDAP *ld, const struct quota_req *q, const char *rid, long long amount,
 	err_set(e, ERR_UNAVAILABLE, 0, NULL, "%s: gave up after %d attempts under contention",
 	    kind, TRIES);
 	goto done;
+replayed:
+	if (load(ld, q->cfg, t.udn, t.key, rid, NULL, &st, e) != 0)
+		goto done;
+	rc = replay(q, &st, rid, kind, amount, NULL, r, e);
+	ret = rc == 1 ? 0 : -1;
+	if (rc == 0)
+		err_set(e, ERR_INTERNAL, 0, NULL, "%s: request id '%s' is recorded "
+		    "without its ledger entry", t.key, rid);
+	goto done;
 refused:
 	/* the assertion is checked before the request id: a replay may land here */
-	if (read_state(ld, q->cfg, t.udn, t.key, 1, &st, e) != 0)
+	if (load(ld, q->cfg, t.udn, t.key, rid, NULL, &st, e) != 0)
 		goto done;
 	if ((rc = replay(q, &st, rid, kind, amount, NULL, r, e)) != 0) {
 		ret = rc == 1 ? 0 : -1;
@@ -528,6 +570,8 @@ refused:
 done:
 	wop_free(&o);
 	free(rec);
+	free(segs);
+	strv_free(seen);
 	ustate_free(&st);
 	free(t.udn);
 	return ret;
@@ -557,8 +601,9 @@ quota_hold(LDAP *ld, const struct quota_req *q, const char *rid,
  * r->period and st (full); 1 when there is none.
  */
 static int
-find(LDAP *ld, const struct quota_req *q, const char *id, const char *kind,
-    struct quota_res *r, struct target *t, struct ustate *st, struct err *e)
+find(LDAP *ld, const struct quota_req *q, const char *id, const char *id2,
+    const char *kind, struct quota_res *r, struct target *t, struct ustate *st,
+    struct err *e)
 {
 	static char *attrs[] = { "1.1", NULL };
 	char uid[DN_VAL_MAX], name[DN_VAL_MAX], filter[512];
@@ -572,7 +617,7 @@ find(LDAP *ld, const struct quota_req *q, const char *id, const char *kind,
 	if (period_key(q->cfg, q->kind, q->now, r->period, NULL) == 0) {
 		if (target_for(q, r->period, t, e) != 0)
 			return -1;
-		if (read_state(ld, q->cfg, t->udn, t->key, 1, st, e) != 0)
+		if (load(ld, q->cfg, t->udn, t->key, id, id2, st, e) != 0)
 			return -1;
 		if ((j = find_entry(st, id, kind)) != NULL) {
 			json_decref(j);
@@ -585,26 +630,38 @@ find(LDAP *ld, const struct quota_req *q, const char *id, const char *kind,
 	in.bv_len = strlen(id);
 	if (ldap_bv2escaped_filter_value(&in, &out) != 0)
 		return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
-	snprintf(filter, sizeof(filter), "(&(objectClass=privUsage)(privRequest=%s))",
-	    out.bv_val);
+	snprintf(filter, sizeof(filter), "(&(|(objectClass=privUsage)"
+	    "(objectClass=privLedgerSegment))(privRequest=%s))", out.bv_val);
 	ber_memfree(out.bv_val);
 	if ((root = usage_root(q->cfg)) == NULL || (adn = dn_child("uid", q->uid, root)) == NULL) {
 		rc = err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
 		goto done;
 	}
-	if ((rc = ldapc_search(ld, q->cfg, adn, LDAP_SCOPE_ONELEVEL, filter, attrs, 0,
+	/* the usage entries, and the segments below them */
+	if ((rc = ldapc_search(ld, q->cfg, adn, LDAP_SCOPE_SUBTREE, filter, attrs, 0,
 	    &res, e)) != 0)
 		goto done;
 	rc = 1;
 	for (m = ldap_first_entry(ld, res); m && rc == 1; m = ldap_next_entry(ld, m)) {
+		char *seg;
+
 		if ((dn = ldap_get_dn(ld, m)) == NULL)
 			continue;
+		if (arch_parent(dn, &seg) == 0) {
+			ldap_memfree(dn);
+			dn = seg;	/* from here on: free(), not ldap_memfree() */
+		} else {
+			seg = strdup(dn);
+			ldap_memfree(dn);
+			if ((dn = seg) == NULL)
+				continue;
+		}
 		if (dn_usage(dn, root, uid, name) == 0 &&
 		    strncmp(name, q->quota, ql) == 0 && name[ql] == '@' &&
 		    strlen(name + ql + 1) < PERIOD_KEY_MAX) {
 			snprintf(r->period, PERIOD_KEY_MAX, "%s", name + ql + 1);
 			if (target_for(q, r->period, t, e) != 0 ||
-			    read_state(ld, q->cfg, t->udn, t->key, 1, st, e) != 0)
+			    load(ld, q->cfg, t->udn, t->key, id, id2, st, e) != 0)
 				rc = -1;
 			else if ((j = find_entry(st, id, kind)) != NULL) {
 				json_decref(j);
@@ -614,7 +671,7 @@ find(LDAP *ld, const struct quota_req *q, const char *id, const char *kind,
 				t->udn = NULL;
 			}
 		}
-		ldap_memfree(dn);
+		free(dn);
 	}
 done:
 	ldap_msgfree(res);
@@ -628,19 +685,26 @@ quota_refund(LDAP *ld, const struct quota_req *q, const char *rid,
     const char *charge_id, long long amount, struct quota_res *r, struct err *e)
 {
 	struct target t = { NULL, "", "" };
-	struct ustate st = { 0, { 0, 0, 0, "" }, NULL, NULL, NULL };
+	struct ustate st = { 0, { 0, 0, 0, 0, "" }, NULL, NULL, NULL };
+	struct berval in, esc = { 0, NULL };
 	struct wop o;
-	char *rec = NULL, *old;
+	char *rec = NULL, *old, *segs = NULL;
 	long long charged, refunded;
 	json_t *j;
-	int attempt, rc, ret = -1;
+	int attempt, rc, ret = -1, first;
 
 	memset(r, 0, sizeof(*r));
 	memset(&o, 0, sizeof(o));
-	if ((rc = find(ld, q, charge_id, "charge", r, &t, &st, e)) != 0) {
+	if ((rc = find(ld, q, charge_id, rid, "charge", r, &t, &st, e)) != 0) {
 		if (rc == 1)
 			refuse(r, e, ERR_NOT_FOUND, "unknown_charge", "charge_id",
 			    "%s of %s has no charge '%s'", q->quota, q->uid, charge_id);
+		goto done;
+	}
+	in.bv_val = (char *)charge_id;
+	in.bv_len = strlen(charge_id);
+	if (ldap_bv2escaped_filter_value(&in, &esc) != 0) {
+		err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
 		goto done;
 	}
 	for (attempt = 0; attempt < TRIES; attempt++) {
@@ -648,13 +712,15 @@ quota_refund(LDAP *ld, const struct quota_req *q, const char *rid,
 			ret = rc == 1 ? 0 : -1;
 			goto done;
 		}
-		if ((j = find_entry(&st, charge_id, "charge")) == NULL ||
-		    find_value(st.refunds, charge_id, &refunded, NULL, 0, &old) != 0) {
-			json_decref(j);
-			err_set(e, ERR_INTERNAL, 0, NULL, "%s: charge '%s' has no refund state",
+		if ((j = find_entry(&st, charge_id, "charge")) == NULL) {
+			err_set(e, ERR_INTERNAL, 0, NULL, "%s: charge '%s' is no longer in its ledger",
 			    t.key, charge_id);
 			goto done;
 		}
+		/* a charge has a refund state once something of it is refunded */
+		first = find_value(st.refunds, charge_id, &refunded, NULL, 0, &old) != 0;
+		if (first)
+			refunded = 0;
 		charged = jnum(j, "amount");
 		json_decref(j);
 		r->refundable = charged - refunded;
@@ -666,16 +732,22 @@ quota_refund(LDAP *ld, const struct quota_req *q, const char *rid,
 		}
 		wop_free(&o);
 		free(rec);
+		free(segs);
 		o.dn = t.udn;
 		rec = record("refund", rid, amount, q->actor, q->now, NULL, "Is",
 		    "requested", amount, "ref", charge_id);
-		if (rec == NULL ||
+		/* the first refund asserts there is no state yet: two first
+		 * refunds at once cannot both start from zero */
+		if (rec == NULL || (segs = arch_assert(st.u.segments)) == NULL ||
 		    wop_mod(&o, LDAP_MOD_INCREMENT, "privUsed", "%lld", -amount) != 0 ||
 		    wop_mod(&o, LDAP_MOD_ADD, "privRequest", "%s", rid) != 0 ||
 		    wop_mod(&o, LDAP_MOD_ADD, "privEntry", "%s", rec) != 0 ||
-		    wop_mod(&o, LDAP_MOD_DELETE, "privRefund", "%s", old) != 0 ||
+		    (!first && wop_mod(&o, LDAP_MOD_DELETE, "privRefund", "%s", old) != 0) ||
 		    wop_mod(&o, LDAP_MOD_ADD, "privRefund", "%s %lld", charge_id,
-		    refunded + amount) != 0) {
+		    refunded + amount) != 0 ||
+		    (first ? asprintf(&o.assert, "(&%s(!(privRefund=%s *)))", segs, esc.bv_val) :
+		    asprintf(&o.assert, "%s", segs)) < 0) {
+			o.assert = NULL;
 			err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
 			goto done;
 		}
@@ -687,21 +759,26 @@ quota_refund(LDAP *ld, const struct quota_req *q, const char *rid,
 			memset(e, 0, sizeof(*e));	/* it landed; a failed read-back is no error */
 			ret = 0;
 			r->u = st.u;
+			maybe_move(ld, q->cfg, t.udn, t.key);
 			goto done;
 		}
-		if (rc != LDAP_TYPE_OR_VALUE_EXISTS && rc != LDAP_NO_SUCH_ATTRIBUTE) {
+		if (rc != LDAP_TYPE_OR_VALUE_EXISTS && rc != LDAP_NO_SUCH_ATTRIBUTE &&
+		    rc != LDAP_ASSERTION_FAILED) {
 			ldapc_fail(e, rc, "refund");
 			goto done;
 		}
-		/* a replay, or another refund of this charge came first: look again */
-		if (read_state(ld, q->cfg, t.udn, t.key, 1, &st, e) != 0)
+		/* a replay, another refund of this charge came first, or entries
+		 * moved: look again */
+		if (load(ld, q->cfg, t.udn, t.key, charge_id, rid, &st, e) != 0)
 			goto done;
 	}
 	err_set(e, ERR_UNAVAILABLE, 0, NULL, "refund: gave up after %d attempts under contention",
 	    TRIES);
 done:
+	ber_memfree(esc.bv_val);
 	wop_free(&o);
 	free(rec);
+	free(segs);
 	ustate_free(&st);
 	free(t.udn);
 	return ret;
@@ -788,7 +865,7 @@ quota_settle(LDAP *ld, const struct quota_req *q, const char *id, int release,
 {
 	const char *kind = release ? "release" : "commit";
 	struct target t = { NULL, "", "" };
-	struct ustate st = { 0, { 0, 0, 0, "" }, NULL, NULL, NULL };
+	struct ustate st = { 0, { 0, 0, 0, 0, "" }, NULL, NULL, NULL };
 	char exp[32], now[32], *val, *meta = NULL;
 	long long h;
 	int attempt, rc, ret = -1;
@@ -796,7 +873,7 @@ quota_settle(LDAP *ld, const struct quota_req *q, const char *id, int release,
 	memset(r, 0, sizeof(*r));
 	if (release)
 		amount = 0;
-	if ((rc = find(ld, q, id, "hold", r, &t, &st, e)) != 0) {
+	if ((rc = find(ld, q, id, NULL, "hold", r, &t, &st, e)) != 0) {
 		if (rc == 1)
 			refuse(r, e, ERR_NOT_FOUND, "unknown_hold", "id",
 			    "%s of %s has no hold '%s'", q->quota, q->uid, id);
@@ -834,6 +911,7 @@ quota_settle(LDAP *ld, const struct quota_req *q, const char *id, int release,
 			memset(e, 0, sizeof(*e));
 			r->u = st.u;
 			ret = 0;
+			maybe_move(ld, q->cfg, t.udn, t.key);
 			goto done;
 		}
 		if (rc != LDAP_NO_SUCH_ATTRIBUTE) {
@@ -841,7 +919,7 @@ quota_settle(LDAP *ld, const struct quota_req *q, const char *id, int release,
 			goto done;
 		}
 		/* settled by someone else meanwhile: look again */
-		if (read_state(ld, q->cfg, t.udn, t.key, 1, &st, e) != 0)
+		if (load(ld, q->cfg, t.udn, t.key, id, NULL, &st, e) != 0)
 			goto done;
 	}
 	err_set(e, ERR_UNAVAILABLE, 0, NULL, "%s: gave up after %d attempts", kind, TRIES);
@@ -858,10 +936,11 @@ quota_credit(LDAP *ld, const struct quota_req *q, const char *rid,
     struct quota_res *r, struct err *e)
 {
 	struct target t = { NULL, "", "" };
-	struct ustate st = { 0, { 0, 0, 0, "" }, NULL, NULL, NULL };
+	struct ustate st = { 0, { 0, 0, 0, 0, "" }, NULL, NULL, NULL };
 	struct wop o;
-	char *meta = NULL, *rec = NULL;
+	char *meta = NULL, *rec = NULL, **seen = NULL;
 	int attempt, rc, ret = -1;
+	long long nseg;
 
 	memset(r, 0, sizeof(*r));
 	memset(&o, 0, sizeof(o));
@@ -877,13 +956,21 @@ quota_credit(LDAP *ld, const struct quota_req *q, const char *rid,
 		meta = j ? json_dumps(j, JSON_COMPACT) : NULL;
 		json_decref(j);
 	}
-	for (attempt = 0; attempt < 2; attempt++) {
+	usage_get(t.key, &st.u);
+	nseg = st.u.segments;
+	for (attempt = 0; attempt < TRIES; attempt++) {
 		wop_free(&o);
 		free(rec);
+		strv_free(seen);
+		seen = NULL;
+		if ((rc = arch_load(ld, q->cfg, t.udn, nseg, rid, &seen, e)) < 0)
+			goto done;
+		if (rc == 1)
+			goto replayed;
 		o.dn = t.udn;
 		rec = record("credit", rid, amount, q->actor, q->now, meta, "I",
 		    "requested", amount);
-		if (rec == NULL ||
+		if (rec == NULL || (o.assert = arch_assert(nseg)) == NULL ||
 		    wop_mod(&o, LDAP_MOD_INCREMENT, "privCredit", "%lld", amount) != 0 ||
 		    wop_mod(&o, LDAP_MOD_ADD, "privRequest", "%s", rid) != 0 ||
 		    wop_mod(&o, LDAP_MOD_ADD, "privEntry", "%s", rec) != 0) {
@@ -897,16 +984,17 @@ quota_credit(LDAP *ld, const struct quota_req *q, const char *rid,
 			memset(e, 0, sizeof(*e));
 			r->u = st.u;
 			ret = 0;
+			maybe_move(ld, q->cfg, t.udn, t.key);
 			goto done;
 		}
-		if (rc == LDAP_TYPE_OR_VALUE_EXISTS) {
-			if (read_state(ld, q->cfg, t.udn, t.key, 1, &st, e) == 0 &&
-			    (rc = replay(q, &st, rid, "credit", amount, NULL, r, e)) != 0)
-				ret = rc == 1 ? 0 : -1;
-			else if (e->code == ERR_NONE)
-				err_set(e, ERR_INTERNAL, 0, NULL, "%s: request id '%s' is recorded "
-				    "without its ledger entry", t.key, rid);
-			goto done;
+		if (rc == LDAP_TYPE_OR_VALUE_EXISTS)
+			goto replayed;
+		if (rc == LDAP_ASSERTION_FAILED) {
+			/* entries moved since: look in the segments again */
+			if (read_state(ld, q->cfg, t.udn, t.key, 0, &st, e) != 0)
+				goto done;
+			nseg = st.u.segments;
+			continue;
 		}
 		if (rc != LDAP_NO_SUCH_OBJECT) {
 			ldapc_fail(e, rc, "credit");
@@ -915,11 +1003,20 @@ quota_credit(LDAP *ld, const struct quota_req *q, const char *rid,
 		if (ensure_usage(ld, q->cfg, &t, q->uid, r->period, e) != 0)
 			goto done;
 	}
-	err_set(e, ERR_INTERNAL, 0, NULL, "credit: cannot create %s", t.udn);
+	err_set(e, ERR_UNAVAILABLE, 0, NULL, "credit: gave up after %d attempts", TRIES);
+	goto done;
+replayed:
+	if (load(ld, q->cfg, t.udn, t.key, rid, NULL, &st, e) == 0 &&
+	    (rc = replay(q, &st, rid, "credit", amount, NULL, r, e)) != 0)
+		ret = rc == 1 ? 0 : -1;
+	else if (e->code == ERR_NONE)
+		err_set(e, ERR_INTERNAL, 0, NULL, "%s: request id '%s' is recorded "
+		    "without its ledger entry", t.key, rid);
 done:
 	wop_free(&o);
 	free(rec);
 	free(meta);
+	strv_free(seen);
 	ustate_free(&st);
 	free(t.udn);
 	return ret;
@@ -948,10 +1045,10 @@ quota_expire(LDAP *ld, const struct cfg *c, time_t now, int max, struct err *e)
 	for (m = ldap_first_entry(ld, res); m && n < max; m = ldap_next_entry(ld, m)) {
 		if ((dn = ldap_get_dn(ld, m)) == NULL)
 			continue;
-		holds = dn_usage(dn, root, uid, name) == 0 ? values(ld, m, "privHold") : NULL;
+		holds = dn_usage(dn, root, uid, name) == 0 ? ldapc_get_strv(ld, m, "privHold") : NULL;
 		for (i = 0; holds && holds[i] && n < max; i++) {
 			char key[USAGE_KEY_MAX];
-			struct ustate st = { 0, { 0, 0, 0, "" }, NULL, NULL, NULL };
+			struct ustate st = { 0, { 0, 0, 0, 0, "" }, NULL, NULL, NULL };
 
 			if (sscanf(holds[i], "%128s %lld %31s", hid, &h, exp) != 3 ||
 			    strcmp(exp, gt) > 0)
@@ -973,3 +1070,4 @@ quota_expire(LDAP *ld, const struct cfg *c, time_t now, int max, struct err *e)
 	free(root);
 	return n;
 }
+

@@ -256,7 +256,7 @@ int
 session_open(LDAP *ld, const struct session_req *q, const char *id, const char *host,
     const char *service, long ttl_s, struct session_res *r, struct err *e)
 {
-	struct sstate st = { 0, { 0, 0, 0, "" }, NULL };
+	struct sstate st = { 0, { 0, 0, 0, 0, "" }, NULL };
 	struct session s;
 	char *dn, *val = NULL;
 	struct wop o;
@@ -371,7 +371,7 @@ int
 session_renew(LDAP *ld, const struct session_req *q, const char *id, long ttl_s,
     struct session_res *r, struct err *e)
 {
-	struct sstate st = { 0, { 0, 0, 0, "" }, NULL };
+	struct sstate st = { 0, { 0, 0, 0, 0, "" }, NULL };
 	struct session s;
 	const char *old;
 	char *dn, *val = NULL;
@@ -423,7 +423,7 @@ int
 session_close(LDAP *ld, const struct session_req *q, const char *id,
     struct session_res *r, struct err *e)
 {
-	struct sstate st = { 0, { 0, 0, 0, "" }, NULL };
+	struct sstate st = { 0, { 0, 0, 0, 0, "" }, NULL };
 	const char *v;
 	char *dn;
 	int attempt, rc, ret = -1;
@@ -463,7 +463,7 @@ done:
 int
 session_list(LDAP *ld, const struct session_req *q, struct session_res *r, struct err *e)
 {
-	struct sstate st = { 0, { 0, 0, 0, "" }, NULL };
+	struct sstate st = { 0, { 0, 0, 0, 0, "" }, NULL };
 	char *dn;
 	int ret = -1;
 
@@ -505,7 +505,7 @@ session_expire(LDAP *ld, const struct cfg *c, time_t now, int max, struct err *e
 	}
 	for (m = ldap_first_entry(ld, res); m && n < max; m = ldap_next_entry(ld, m)) {
 		struct berval **v = ldap_get_values_len(ld, m, "privSession");
-		struct sstate st = { 1, { 0, 0, 0, "" }, NULL };
+		struct sstate st = { 1, { 0, 0, 0, 0, "" }, NULL };
 		size_t i, k = v ? (size_t)ldap_count_values_len(v) : 0;
 
 		if ((dn = ldap_get_dn(ld, m)) != NULL && (st.vals = calloc(k + 1, sizeof(char *))) != NULL) {

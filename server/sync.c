@@ -319,6 +319,39 @@ usage_ids_clear(void)
 	strmap_free(&usage_ids);
 }
 
+static atomic_ullong usage_bytes, usage_msgs;
+
+/* The bytes of an entry's DN, attribute names and values: what the usage
+ * stream carries per change, for /metrics (it must not grow with the ledger). */
+static void
+count_bytes(LDAP *ld, LDAPMessage *msg, const char *dn)
+{
+	unsigned long long n = strlen(dn);
+	BerElement *ber = NULL;
+	char *a;
+
+	for (a = ldap_first_attribute(ld, msg, &ber); a; a = ldap_next_attribute(ld, msg, ber)) {
+		struct berval **v = ldap_get_values_len(ld, msg, a);
+		size_t i;
+
+		n += strlen(a);
+		for (i = 0; v && v[i]; i++)
+			n += v[i]->bv_len;
+		ldap_value_free_len(v);
+		ldap_memfree(a);
+	}
+	ber_free(ber, 0);
+	atomic_fetch_add(&usage_bytes, n);
+	atomic_fetch_add(&usage_msgs, 1);
+}
+
+void
+sync_usage_traffic(unsigned long long *bytes, unsigned long long *entries)
+{
+	*bytes = atomic_load(&usage_bytes);
+	*entries = atomic_load(&usage_msgs);
+}
+
 /* A usage entry went by: into the usage table, straight away. */
 static void
 on_usage(struct follower *f, LDAPMessage *msg, const char *uuid)
@@ -330,6 +363,7 @@ on_usage(struct follower *f, LDAPMessage *msg, const char *uuid)
 
 	if (dn == NULL)
 		return;
+	count_bytes(f->ld, msg, dn);
 	if (dn_usage(dn, usage_dn, uid, name) != 0) {
 		log_debug("sync: %s is not a usage entry; ignored", dn);
 		ldap_memfree(dn);
@@ -341,6 +375,7 @@ on_usage(struct follower *f, LDAPMessage *msg, const char *uuid)
 	ldapc_get_ll(f->ld, msg, "privUsed", &v.used);
 	ldapc_get_ll(f->ld, msg, "privCredit", &v.credit);
 	ldapc_get_ll(f->ld, msg, "privHeld", &v.held);
+	ldapc_get_ll(f->ld, msg, "privSegments", &v.segments);
 	ldapc_get_buf(f->ld, msg, "entryCSN", v.csn, sizeof(v.csn));
 	if (usage_put(key, &v) != 0)
 		log_warn("sync: out of memory recording usage of %s", key);
@@ -746,7 +781,8 @@ follow(void)
 	struct follower fp = { "privileges", NULL, 0, 0, 0, "" };
 	struct follower fa = { "people", NULL, 0, 0, 0, "" };
 	struct follower fu = { "usage", NULL, 0, 0, 0, "" };
-	static char *usage_attrs[] = { "privUsed", "privCredit", "privHeld", "entryCSN", NULL };
+	static char *usage_attrs[] = { "privUsed", "privCredit", "privHeld", "privSegments",
+	    "entryCSN", NULL };
 	unsigned long seen;
 	long dirty_since = 0;
 	int live = 0;

@@ -32,5 +32,7 @@ int sync_wait_csn(const char *privileges_csn, const char *people_csn, int timeou
 int sync_fatal(void);
 /* Seconds the last snapshot took to build. */
 double sync_build_seconds(void);
+/* What the usage stream has carried: bytes of DNs, names and values, and entries. */
+void sync_usage_traffic(unsigned long long *bytes, unsigned long long *entries);
 
 #endif

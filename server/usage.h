@@ -9,6 +9,7 @@ struct usage_val {
 	long long used;		/* includes held */
 	long long credit;
 	long long held;
+	long long segments;	/* ledger segments moved out (archive.h) */
 	char csn[USAGE_CSN_MAX];	/* entryCSN of the usage entry */
 };
 

@@ -22,7 +22,7 @@ answer_matches_resolution(void **state)
 	const char *accts[] = { "jdoe|student/undergrad@eng", NULL };
 	struct snap *s = fx_snap(cfg, NULL, NULL, cells, accts);
 	const struct snap_account *a = snap_account(s, "jdoe");
-	struct usage_val u = { 40, 10, 5, "20261203000000.000001Z#000000#000#000000" };
+	struct usage_val u = { 40, 10, 5, 0, "20261203000000.000001Z#000000#000#000000" };
 	char *t1, *t2;
 	json_t *j, *p, *q;
 

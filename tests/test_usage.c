@@ -19,7 +19,7 @@
 static void
 newer_csn_wins(void **state)
 {
-	struct usage_val v = { 10, 0, 0, "20261203060000.000001Z#000000#000#000000" }, got;
+	struct usage_val v = { 10, 0, 0, 0, "20261203060000.000001Z#000000#000#000000" }, got;
 	char key[USAGE_KEY_MAX];
 
 	(void)state;
