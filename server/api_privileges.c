@@ -118,6 +118,7 @@ enter(struct req *r, int *ticket, const struct snap_account **a, enum MHD_Result
 		    "no account '%.64s' (no entry with privAccount and that uid)", r->part[2]);
 		return NULL;
 	}
+	http_canon_part(r, 2, (*a)->uid);
 	return s;
 }
 

@@ -37,6 +37,7 @@ quota_of(struct req *r, struct quota_req *q, enum MHD_Result *ret)
 		    "no account '%.64s' (no entry with privAccount and that uid)", r->part[2]);
 		return -1;
 	}
+	http_canon_part(r, 2, a->uid);
 	if ((p = cfg_priv_find(s->cfg, r->part[4])) < 0 ||
 	    s->cfg->privs[p].type != PRIV_QUOTA) {
 		snap_leave(t);

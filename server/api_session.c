@@ -38,6 +38,7 @@ session_of(struct req *r, const char *priv, struct session_req *q, enum MHD_Resu
 		    "no account '%.64s' (no entry with privAccount and that uid)", r->part[2]);
 		return -1;
 	}
+	http_canon_part(r, 2, a->uid);
 	if ((p = cfg_priv_find(s->cfg, priv)) < 0 || s->cfg->privs[p].type != PRIV_NUMBER) {
 		snap_leave(t);
 		*ret = http_error(r, 400, "bad_request", "privilege",

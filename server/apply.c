@@ -236,6 +236,21 @@ read_people(LDAP *ld, const struct cfg *c, const struct import_doc *doc,
 			ldap_value_free_len(uid);
 			ldap_value_free_len(oc);
 			ldap_value_free_len(ms);
+			/* the directory matches uid without case: name the
+			 * account as it is stored from here on */
+			for (j = 0; !bad && j < n; j++) {
+				struct import_account *a = &doc->accounts[i + j];
+				char *stored;
+
+				if (strcasecmp(a->uid, p->uid) != 0 || strcmp(a->uid, p->uid) == 0)
+					continue;
+				if ((stored = strdup(p->uid)) == NULL)
+					bad = 1;
+				else {
+					free(a->uid);
+					a->uid = stored;
+				}
+			}
 			if (!bad && strmap_get(&d->people, p->uid) != NULL) {
 				err_set(e, ERR_INVALID, 0, p->uid,
 				    "uid %s matches more than one entry under %s", p->uid, c->people_dn);

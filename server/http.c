@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -687,4 +688,13 @@ http_stop(void)
 	if (daemon_ != NULL)
 		MHD_stop_daemon(daemon_);
 	daemon_ = NULL;
+}
+
+void
+http_canon_part(struct req *r, int i, const char *stored)
+{
+	size_t n = strlen(stored);
+
+	if (i < r->nparts && strlen(r->part[i]) == n && strcasecmp(r->part[i], stored) == 0)
+		memcpy(r->part[i], stored, n);
 }

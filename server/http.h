@@ -40,6 +40,10 @@ enum MHD_Result http_text(struct req *r, int status, const char *ctype, char *te
 /* Maps a struct err to its status and answers it. */
 enum MHD_Result http_err(struct req *r, const struct err *e, const char *code);
 const char *http_query(struct req *r, const char *name);
+/* Writes stored over path part i when it is the same word in another case
+ * (an account's uid as the directory spells it), so the answer and every
+ * write use the stored spelling. */
+void http_canon_part(struct req *r, int i, const char *stored);
 /* The bind for an admin write: the login's DN and password, or NULLs. */
 const char *http_who(const struct req *r);
 const char *http_password(const struct req *r);

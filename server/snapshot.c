@@ -1,5 +1,6 @@
 /* snapshot.c - building the immutable model, and swapping it under readers. */
 #include <sched.h>
+#include <ctype.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -109,6 +110,32 @@ mres_slot(struct snap *s, const char *cell, size_t cap)
 	return (long)s->nmres++;
 }
 
+/*
+ * uid in lower case into out (size n): uid matches without case in LDAP
+ * (caseIgnoreMatch), so privd looks accounts up the same way. 0, or -1
+ * when it does not fit.
+ */
+static int
+fold(const char *uid, char *out, size_t n)
+{
+	size_t i;
+
+	for (i = 0; uid[i]; i++) {
+		if (i + 1 >= n)
+			return -1;
+		out[i] = (char)tolower((unsigned char)uid[i]);
+	}
+	out[i] = '\0';
+	return 0;
+}
+
+/* The key of a in account_by_uid. */
+static const char *
+account_key(const struct snap_account *a)
+{
+	return a->fold ? a->fold : a->uid;
+}
+
 static int
 build_account(struct snap *s, const struct snap_in_account *in,
     struct snap_account *a, size_t cap)
@@ -117,6 +144,14 @@ build_account(struct snap *s, const struct snap_in_account *in,
 
 	if ((a->uid = strdup(in->uid)) == NULL)
 		return -1;
+	for (i = 0; a->uid[i] && !isupper((unsigned char)a->uid[i]); i++)
+		;
+	if (a->uid[i] != '\0') {
+		if ((a->fold = strdup(a->uid)) == NULL)
+			return -1;
+		for (; a->fold[i]; i++)
+			a->fold[i] = (char)tolower((unsigned char)a->fold[i]);
+	}
 	if ((a->m = calloc(in->ncells ? in->ncells : 1, sizeof(*a->m))) == NULL)
 		return -1;
 	for (i = 0; i < in->ncells; i++) {
@@ -215,7 +250,7 @@ snap_build(const struct cfg *c, const struct snap_input *in, struct err *e)
 	for (i = 0; i < in->naccounts; i++) {
 		struct snap_account *a = &s->accounts[s->naccounts];
 
-		if (strmap_get(&s->account_by_uid, in->accounts[i].uid) != NULL) {
+		if (snap_account(s, in->accounts[i].uid) != NULL) {
 			log_warn("snapshot: uid %s appears on two entries; keeping the first",
 			    in->accounts[i].uid);
 			s->skipped++;
@@ -224,7 +259,7 @@ snap_build(const struct cfg *c, const struct snap_input *in, struct err *e)
 		s->naccounts++;
 		if (build_account(s, &in->accounts[i], a, nm) != 0)
 			goto fail;
-		if (put(&s->account_by_uid, a->uid, a) != 0)
+		if (put(&s->account_by_uid, account_key(a), a) != 0)
 			goto fail;
 	}
 	return s;
@@ -269,6 +304,7 @@ snap_free(struct snap *s)
 	free(s->mres);
 	for (i = 0; i < s->naccounts; i++) {
 		free(s->accounts[i].uid);
+		free(s->accounts[i].fold);
 		free(s->accounts[i].m);
 		if (s->answers)
 			free(atomic_load(&s->answers[i]));
@@ -286,7 +322,11 @@ snap_free(struct snap *s)
 const struct snap_account *
 snap_account(const struct snap *s, const char *uid)
 {
-	return strmap_get(&s->account_by_uid, uid);
+	char key[512];
+
+	if (fold(uid, key, sizeof(key)) != 0)
+		return NULL;
+	return strmap_get(&s->account_by_uid, key);
 }
 
 const struct snap_cell *

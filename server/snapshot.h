@@ -44,7 +44,8 @@ struct snap_mres {
 };
 
 struct snap_account {
-	char *uid;
+	char *uid;		/* as the directory stores it */
+	char *fold;		/* uid in lower case when that differs, else NULL */
 	const struct snap_mres **m;
 	size_t nm;
 };
@@ -110,6 +111,8 @@ struct snap *snap_build(const struct cfg *c, const struct snap_input *in,
     struct err *e);
 void snap_free(struct snap *s);
 
+/* The account whose uid matches uid without regard to case, as LDAP
+ * matches uid (caseIgnoreMatch); its uid is the stored one. */
 const struct snap_account *snap_account(const struct snap *s, const char *uid);
 const struct snap_cell *snap_cell(const struct snap *s, const char *name);
 int snap_reason_exists(const struct snap *s, const char *path);

@@ -388,6 +388,44 @@ body_limit(void **state)
 	assert_true(it_ready());
 }
 
+/* uid matches without case in LDAP; privd looks accounts up the same way,
+ * answers with the stored uid, and edits the existing entry */
+static void
+uids_as_ldap_compares_them(void **state)
+{
+	json_t *j;
+	int before = it_ldap_count("ou=people,dc=example,dc=edu", "(objectClass=*)");
+
+	(void)state;
+	j = it_get("/v1/accounts/JDOE/privileges", 200);
+	assert_string_equal(json_string_value(json_object_get(j, "account")), "jdoe");
+	json_decref(j);
+	j = it_get("/v1/accounts/JDoe/quotas/print.pages", 200);
+	assert_string_equal(json_string_value(json_object_get(j, "account")), "jdoe");
+	json_decref(j);
+	j = it_call("POST", "/v1/accounts/JDOE/quotas/print.pages/charges", CHARGE_KEY,
+	    "{\"request_id\":\"case-1\",\"amount\":2}", 201);
+	json_decref(j);
+	/* the same account and usage entry, whichever spelling charged it */
+	assert_int_equal(it_number("/v1/accounts/jdoe/quotas/print.pages", "used"), 2);
+	j = it_call("POST", "/v1/accounts/jdoe/quotas/print.pages/charges", CHARGE_KEY,
+	    "{\"request_id\":\"case-1\",\"amount\":2}", 200);
+	json_decref(j);
+	j = it_call("POST", "/v1/memberships", ADMIN_KEY,
+	    "{\"account\":\"Jdoe\",\"cell\":\"student/undergrad@engineering/cse/courses/year3/comp3421\"}", 200);
+	json_decref(j);
+	j = it_get("/v1/accounts/jdoe/privileges", 200);
+	assert_int_equal(json_array_size(json_object_get(j, "memberships")), 2);
+	json_decref(j);
+	assert_int_equal(it_ldap_count("ou=people,dc=example,dc=edu", "(objectClass=*)"), before);
+	j = it_call("DELETE", "/v1/memberships?account=JDOE&cell=student/undergrad@engineering/cse/courses/year3/comp3421",
+	    ADMIN_KEY, NULL, 200);
+	json_decref(j);
+	j = it_get("/v1/accounts/jdoe/privileges", 200);
+	assert_int_equal(json_array_size(json_object_get(j, "memberships")), 1);
+	json_decref(j);
+}
+
 int
 main(void)
 {
@@ -397,6 +435,7 @@ main(void)
 		cmocka_unit_test(bad_imports_write_nothing),
 		cmocka_unit_test(import_demo),
 		cmocka_unit_test(resolution_through_api),
+		cmocka_unit_test(uids_as_ldap_compares_them),
 		cmocka_unit_test(ldap_change_reaches_api),
 		cmocka_unit_test(sync_drops_and_resyncs),
 		cmocka_unit_test(metrics_exposition),
