@@ -248,25 +248,21 @@ window_read(LDAP *ld, const struct cfg *c, const char *udn, struct window *w, st
 	return 0;
 }
 
-/*
- * Chooses what moves: the oldest entries but the newest ARCH_KEEP, less
- * the holds still open (their settling reads them). A strv of the values.
- */
-static char **
-choose(const struct window *w)
+char **
+arch_choose(char *const *entries, char *const *holds)
 {
-	size_t n = strv_len(w->entries), i, k = 0;
+	size_t n = strv_len(entries), i, k = 0;
 	struct rec *r = calloc(n + 1, sizeof(*r));
 	char **out = strv_new(0);
 
 	if (r == NULL || out == NULL)
 		goto fail;
 	for (i = 0; i < n; i++) {
-		json_t *j = json_loads(w->entries[i], 0, NULL);
+		json_t *j = json_loads(entries[i], 0, NULL);
 
 		if (j == NULL)
 			continue;	/* not privd's: it stays, and the ledger check says so */
-		r[k].val = w->entries[i];
+		r[k].val = entries[i];
 		r[k].j = j;
 		r[k].id = json_string_value(json_object_get(j, "id"));
 		r[k].kind = json_string_value(json_object_get(j, "kind"));
@@ -277,7 +273,7 @@ choose(const struct window *w)
 	for (i = 0; k > ARCH_KEEP && i < k - ARCH_KEEP; i++) {
 		if (r[i].id == NULL || r[i].kind == NULL)
 			continue;
-		if (strcmp(r[i].kind, "hold") == 0 && has_id(w->holds, r[i].id))
+		if (strcmp(r[i].kind, "hold") == 0 && has_id(holds, r[i].id))
 			continue;
 		if (add_once(&out, r[i].val) != 0)
 			goto fail;
@@ -408,7 +404,7 @@ arch_move(LDAP *ld, const struct cfg *c, const char *udn, int high, struct err *
 			ret = 0;
 			goto done;
 		}
-		if ((sdn = arch_dn(udn, w.nseg + 1)) == NULL || (moved = choose(&w)) == NULL)
+		if ((sdn = arch_dn(udn, w.nseg + 1)) == NULL || (moved = arch_choose(w.entries, w.holds)) == NULL)
 			goto oom;
 		if (moved[0] == NULL) {
 			ret = 0;	/* all open holds */

@@ -49,6 +49,14 @@ int arch_due(const char *udn);
  */
 int arch_move(LDAP *ld, const struct cfg *c, const char *udn, int high, struct err *e);
 
+/*
+ * What a move takes of a window (ledger entries and open holds as stored):
+ * all but the newest ARCH_KEEP entries, less the holds still open (their
+ * settling reads them). A strv of the values, empty when nothing; NULL
+ * when out of memory.
+ */
+char **arch_choose(char *const *entries, char *const *holds);
+
 /* A committed segment: its number and how many entries it holds. */
 struct arch_seg {
 	long long k;

@@ -78,10 +78,36 @@ publish_under_readers(void **state)
 	cfg_free(cfg);
 }
 
+/* uid matches without case, as LDAP's caseIgnoreMatch; the stored spelling answers */
+static void
+accounts_found_without_case(void **state)
+{
+	const char *cells[] = { "student@|n=300", NULL };
+	const char *accts[] = { "jdoe|student/undergrad@engineering",
+	    "AdaL|student/undergrad@engineering", NULL };
+	struct snap *s;
+	const struct snap_account *a;
+
+	(void)state;
+	cfg = fx_cfg();
+	s = fx_snap(cfg, NULL, NULL, cells, accts);
+	assert_non_null(s);
+	assert_non_null(a = snap_account(s, "JDOE"));
+	assert_string_equal(a->uid, "jdoe");
+	assert_non_null(a = snap_account(s, "adal"));
+	assert_string_equal(a->uid, "AdaL");
+	assert_ptr_equal(snap_account(s, "ADAL"), a);
+	assert_null(snap_account(s, "ada"));
+	assert_null(snap_account(s, "jdoe2"));
+	snap_free(s);
+	cfg_free(cfg);
+}
+
 int
 main(void)
 {
-	const struct CMUnitTest tests[] = { cmocka_unit_test(publish_under_readers) };
+	const struct CMUnitTest tests[] = { cmocka_unit_test(accounts_found_without_case),
+	    cmocka_unit_test(publish_under_readers) };
 
 	return cmocka_run_group_tests_name("snapshot", tests, NULL, NULL);
 }
