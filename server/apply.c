@@ -11,6 +11,7 @@
 #include "change.h"
 #include "dn.h"
 #include "ldapconn.h"
+#include "log.h"
 #include "path.h"
 #include "strv.h"
 #include "strmap.h"
@@ -550,8 +551,8 @@ done:
 	return rc;
 }
 
-int
-apply_import(const struct cfg *c, const struct import_doc *doc, int dry_run,
+static int
+apply_once(const struct cfg *c, const struct import_doc *doc, int dry_run,
     const char *who, const char *password, const struct chg_req *rq,
     struct apply_summary *sum, struct err *e)
 {
@@ -602,5 +603,28 @@ done:
 	dir_free(&d);
 	ldapc_close(ld);
 	free(cells_dn);
+	return rc;
+}
+
+/*
+ * An edit that found its entry changed between its read and its write (a
+ * concurrent edit of the same cell or account: the write asserted the
+ * entryCSN it read) plans again from a fresh read, so both edits land; after
+ * a few tries it answers 409 conflict.
+ */
+int
+apply_import(const struct cfg *c, const struct import_doc *doc, int dry_run,
+    const char *who, const char *password, const struct chg_req *rq,
+    struct apply_summary *sum, struct err *e)
+{
+	int tries, rc = -1;
+
+	for (tries = 0; tries < 5; tries++) {
+		memset(e, 0, sizeof(*e));
+		rc = apply_once(c, doc, dry_run, who, password, rq, sum, e);
+		if (rc == 0 || e->code != ERR_CONFLICT || strcmp(e->key, "conflict") != 0)
+			break;
+		log_info("apply: %s; planning again", e->msg);
+	}
 	return rc;
 }

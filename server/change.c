@@ -46,6 +46,7 @@ struct op {
 	LDAPMod mod[MODS];	/* pointed at only when sent: ops move on realloc */
 	char **vals[MODS];
 	size_t nmod;
+	char *assert;		/* a filter the entry must still match, or NULL */
 };
 
 struct plan {
@@ -56,6 +57,7 @@ struct plan {
 /* What the directory holds of the objects a change names. */
 struct person {
 	char *dn;
+	char csn[CHG_CSN_MAX];	/* entryCSN as read */
 	int has_class;
 	int foreign;		/* memberships that are not cells of ours */
 	char **cells;
@@ -65,6 +67,7 @@ struct person {
 struct cur {
 	struct strmap reasons, orgs;	/* path -> (void *)1 */
 	struct strmap cells;		/* name -> char ** grants */
+	struct strmap cell_csn;		/* name -> entryCSN as read */
 	struct strmap people;		/* uid -> struct person */
 	char **keys;			/* the strings the maps borrow */
 	size_t nkeys, capkeys;
@@ -199,6 +202,7 @@ plan_free(struct plan *p)
 		for (j = 0; j < p->ops[i].nmod; j++)
 			strv_free(p->ops[i].vals[j]);
 		free(p->ops[i].dn);
+		free(p->ops[i].assert);
 	}
 	free(p->ops);
 	memset(p, 0, sizeof(*p));
@@ -262,20 +266,31 @@ static int
 send_op(LDAP *ld, struct op *o, int *msgid)
 {
 	LDAPMod *mods[MODS + 1];
+	LDAPControl *actrl = NULL, *ctrls[2] = { NULL, NULL };
 	size_t j;
+	int rc = LDAP_OTHER;
 
 	for (j = 0; j < o->nmod; j++)
 		mods[j] = &o->mod[j];
 	mods[o->nmod] = NULL;
+	if (o->assert != NULL) {
+		if ((rc = ldap_create_assertion_control(ld, o->assert, 1, &actrl)) != LDAP_SUCCESS)
+			return rc;
+		ctrls[0] = actrl;
+	}
 	switch (o->kind) {
 	case OP_ADD:
-		return ldap_add_ext(ld, o->dn, mods, NULL, NULL, msgid);
+		rc = ldap_add_ext(ld, o->dn, mods, ctrls, NULL, msgid);
+		break;
 	case OP_MODIFY:
-		return ldap_modify_ext(ld, o->dn, mods, NULL, NULL, msgid);
+		rc = ldap_modify_ext(ld, o->dn, mods, ctrls, NULL, msgid);
+		break;
 	case OP_DELETE:
-		return ldap_delete_ext(ld, o->dn, NULL, NULL, msgid);
+		rc = ldap_delete_ext(ld, o->dn, ctrls, NULL, msgid);
+		break;
 	}
-	return LDAP_OTHER;
+	ldap_control_free(actrl);
+	return rc;
 }
 
 /*
@@ -359,7 +374,11 @@ run_window(LDAP *ld, const struct cfg *c, struct op *ops, size_t from, size_t to
 			continue;
 		}
 		ldap_parse_result(ld, res, &err, NULL, &text, NULL, NULL, 1);
-		if (err != LDAP_SUCCESS && !failed) {
+		if (err == LDAP_ASSERTION_FAILED && !failed) {
+			err_set(e, ERR_CONFLICT, 0, "conflict", "%s changed since this edit read it",
+			    ops[idx[k]].dn);
+			failed = 1;
+		} else if (err != LDAP_SUCCESS && !failed) {
 			ldapc_fail(e, err, ops[idx[k]].dn);
 			if (text && *text && e)
 				snprintf(e->msg + strlen(e->msg), sizeof(e->msg) - strlen(e->msg),
@@ -448,6 +467,7 @@ cur_free(struct cur *d)
 	strmap_free(&d->reasons);
 	strmap_free(&d->orgs);
 	strmap_free(&d->cells);
+	strmap_free(&d->cell_csn);
 	strmap_free(&d->people);
 	for (i = 0; i < d->nkeys; i++)
 		free(d->keys[i]);
@@ -515,7 +535,7 @@ static int
 read_cells(LDAP *ld, const struct cfg *c, const char *cells_dn, struct cur *d,
     struct err *e)
 {
-	char *attrs[] = { "privGrant", NULL }, name[CELL_MAX_LEN + 1];
+	char *attrs[] = { "privGrant", "entryCSN", NULL }, name[CELL_MAX_LEN + 1];
 	LDAPMessage *res = NULL, *m;
 	int rc, failed;
 
@@ -525,7 +545,7 @@ read_cells(LDAP *ld, const struct cfg *c, const char *cells_dn, struct cur *d,
 		    "(create the privilege subtree first)", cells_dn);
 	for (m = rc == 0 ? ldap_first_entry(ld, res) : NULL; m; m = ldap_next_entry(ld, m)) {
 		struct berval **g = ldap_get_values_len(ld, m, "privGrant");
-		char *dn = ldap_get_dn(ld, m), *k, **v;
+		char *dn = ldap_get_dn(ld, m), *k, **v, csn[CHG_CSN_MAX], *ck;
 		size_t i, n = g ? ldap_count_values_len(g) : 0;
 
 		if (dn == NULL || dn_leaf_cn(dn, cells_dn, name, sizeof(name)) != 0) {
@@ -549,6 +569,12 @@ read_cells(LDAP *ld, const struct cfg *c, const char *cells_dn, struct cur *d,
 		strmap_put(&d->cells, k, v, &failed);
 		if (failed) {
 			strv_free(v);
+			rc = oom(e);
+			break;
+		}
+		if (ldapc_get_buf(ld, m, "entryCSN", csn, sizeof(csn)) == 0 &&
+		    ((ck = cur_key(d, csn, strlen(csn))) == NULL ||
+		    (strmap_put(&d->cell_csn, k, ck, &failed), failed))) {
 			rc = oom(e);
 			break;
 		}
@@ -586,6 +612,7 @@ read_person(LDAP *ld, const struct cfg *c, LDAPMessage *m, const char *cells_dn,
 	for (i = 0; oc && oc[i]; i++)
 		if (oc[i]->bv_len == 11 && strncasecmp(oc[i]->bv_val, "privAccount", 11) == 0)
 			p->has_class = 1;
+	ldapc_get_buf(ld, m, "entryCSN", p->csn, sizeof(p->csn));
 	for (i = 0; ms && ms[i]; i++) {
 		char *mdn = strndup(ms[i]->bv_val, ms[i]->bv_len);
 
@@ -626,7 +653,7 @@ static int
 read_people(LDAP *ld, const struct cfg *c, const struct chg_list *l,
     const char *cells_dn, struct cur *d, struct err *e)
 {
-	char *attrs[] = { c->uid_attr, "objectClass", "privMembership", NULL };
+	char *attrs[] = { c->uid_attr, "objectClass", "privMembership", "entryCSN", NULL };
 	size_t i = 0;
 
 	while (i < l->n) {
@@ -691,17 +718,84 @@ done:
 	return rc;
 }
 
+/* The state the edit read of o's object (same kind and key), or NULL. */
+static const struct chg_obj *
+basis_of(const struct chg_list *basis, const struct chg_obj *o)
+{
+	size_t i;
+
+	for (i = 0; basis && i < basis->n; i++)
+		if (basis->v[i].kind == o->kind && strcmp(basis->v[i].key, o->key) == 0)
+			return &basis->v[i];
+	return NULL;
+}
+
+/* "(entryCSN=CSN)": the write lands only on the entry as it was read. */
+static int
+assert_csn(struct op *o, const char *csn)
+{
+	struct berval in = { strlen(csn), (char *)csn }, esc = { 0, NULL };
+	int rc;
+
+	if (o == NULL || *csn == '\0')
+		return o == NULL ? -1 : 0;
+	if (ldap_bv2escaped_filter_value(&in, &esc) != 0)
+		return -1;
+	rc = asprintf(&o->assert, "(entryCSN=%s)", esc.bv_val) < 0 ? -1 : 0;
+	if (rc != 0)
+		o->assert = NULL;
+	ber_memfree(esc.bv_val);
+	return rc;
+}
+
+/* Whether a and b hold the same cells, the empty names in b (memberships
+ * that are not cells of privd's) not counted. */
+static int
+same_cells(char *const *a, size_t na, char *const *b, size_t nb)
+{
+	char **v = strv_new(nb);
+	size_t i, n = 0;
+	int same;
+
+	if (v == NULL)
+		return 0;
+	for (i = 0; i < nb; i++)
+		if (*b[i])
+			v[n++] = (char *)b[i];
+	same = strv_same(a, na, v, n);
+	free(v);
+	return same;
+}
+
+static int
+conflict(struct err *e, const char *what, const char *key)
+{
+	return err_set(e, ERR_CONFLICT, 0, "conflict", "%s %s changed since this edit read it",
+	    what, key);
+}
+
+/*
+ * b: the state the edit planned from (a one-entry edit, without a record),
+ * or NULL. With it, a cell that no longer looks like b is a conflict, and
+ * the write asserts the entryCSN read here: a change between the read and
+ * the write makes it fail rather than overwrite (no lost update).
+ */
 static int
 plan_cell(struct plan *p, const char *cells_dn, const struct chg_obj *o,
-    const struct cur *d)
+    const struct cur *d, const struct chg_obj *b, struct err *e)
 {
 	char reason[PATH_MAX_LEN + 1], org[PATH_MAX_LEN + 1];
 	char **have = strmap_get(&d->cells, o->key);
+	const char *csn = b ? strmap_get(&d->cell_csn, o->key) : NULL;
 	struct op *op;
 
+	if (b && ((have != NULL) != b->present ||
+	    (have && !strv_same(have, strv_len(have), b->vals, b->nvals))))
+		return conflict(e, "cell", o->key);
 	if (!o->present) {
-		if (have && op_new(p, ST_CELL_DEL, OP_DELETE, dn_child("cn", o->key, cells_dn)) == NULL)
-			return -1;
+		if (have && ((op = op_new(p, ST_CELL_DEL, OP_DELETE,
+		    dn_child("cn", o->key, cells_dn))) == NULL || (csn && assert_csn(op, csn) != 0)))
+			return oom(e);
 		return 0;
 	}
 	if (have) {
@@ -709,7 +803,10 @@ plan_cell(struct plan *p, const char *cells_dn, const struct chg_obj *o,
 			return 0;
 		/* replace, not delete: deleting an absent value-less attribute fails */
 		op = op_new(p, ST_CELL_PUT, OP_MODIFY, dn_child("cn", o->key, cells_dn));
-		return op_mod(op, LDAP_MOD_REPLACE, "privGrant", strv_dup(o->vals, o->nvals));
+		if (op_mod(op, LDAP_MOD_REPLACE, "privGrant", strv_dup(o->vals, o->nvals)) != 0 ||
+		    (csn && assert_csn(op, csn) != 0))
+			return oom(e);
+		return 0;
 	}
 	if (cell_split(o->key, reason, org, NULL) != 0)
 		return 0;
@@ -719,7 +816,7 @@ plan_cell(struct plan *p, const char *cells_dn, const struct chg_obj *o,
 	    (*reason && op_mod(op, LDAP_MOD_ADD, "privCellReason", strv_of(reason, NULL)) != 0) ||
 	    (*org && op_mod(op, LDAP_MOD_ADD, "privCellOrganisation", strv_of(org, NULL)) != 0) ||
 	    (o->nvals && op_mod(op, LDAP_MOD_ADD, "privGrant", strv_dup(o->vals, o->nvals)) != 0))
-		return -1;
+		return oom(e);
 	return 0;
 }
 
@@ -739,10 +836,14 @@ membership_dns(const struct chg_obj *o, const char *cells_dn)
 
 static int
 plan_account(struct plan *p, const struct cfg *c, const char *cells_dn,
-    const struct chg_obj *o, const struct cur *d, struct err *e)
+    const struct chg_obj *o, const struct cur *d, const struct chg_obj *b, struct err *e)
 {
 	const struct person *have = strmap_get(&d->people, o->key);
 	struct op *op;
+
+	if (b && b->kind == CHG_ACCOUNT && (have == NULL || b->present != have->has_class ||
+	    (b->present && !same_cells(have->cells, have->ncells, b->vals, b->nvals))))
+		return conflict(e, "account", o->key);
 
 	if (o->kind == CHG_PERSON) {
 		if (have && op_new(p, ST_PERSON_DEL, OP_DELETE, strdup(have->dn)) == NULL)
@@ -777,15 +878,17 @@ plan_account(struct plan *p, const struct cfg *c, const char *cells_dn,
 	op = op_new(p, ST_PEOPLE, OP_MODIFY, strdup(have->dn));
 	if ((!have->has_class &&
 	    op_mod(op, LDAP_MOD_ADD, "objectClass", strv_of("privAccount", NULL)) != 0) ||
-	    op_mod(op, LDAP_MOD_REPLACE, "privMembership", membership_dns(o, cells_dn)) != 0)
+	    op_mod(op, LDAP_MOD_REPLACE, "privMembership", membership_dns(o, cells_dn)) != 0 ||
+	    (b && b->kind == CHG_ACCOUNT && assert_csn(op, have->csn) != 0))
 		return oom(e);
 	return 0;
 }
 
 /* Makes the directory hold l's states, reading what it holds first. */
 static int
-apply_states(LDAP *ld, const struct cfg *c, const struct chg_list *l, const char *id,
-    const char *expect, struct chg_result *res, struct err *e)
+apply_states(LDAP *ld, const struct cfg *c, const struct chg_list *l,
+    const struct chg_list *basis, const char *id, const char *expect,
+    struct chg_result *res, struct err *e)
 {
 	char *cells_dn = dn_join("ou=cells", c->base_dn);
 	struct plan p = { NULL, 0, 0 };
@@ -797,6 +900,7 @@ apply_states(LDAP *ld, const struct cfg *c, const struct chg_list *l, const char
 	strmap_init(&d.reasons);
 	strmap_init(&d.orgs);
 	strmap_init(&d.cells);
+	strmap_init(&d.cell_csn);
 	strmap_init(&d.people);
 	if (cells_dn == NULL) {
 		oom(e);
@@ -817,10 +921,10 @@ apply_states(LDAP *ld, const struct cfg *c, const struct chg_list *l, const char
 			r = plan_node(&p, c, o, &d) != 0 ? oom(e) : 0;
 			break;
 		case CHG_CELL:
-			r = plan_cell(&p, cells_dn, o, &d) != 0 ? oom(e) : 0;
+			r = plan_cell(&p, cells_dn, o, &d, basis_of(basis, o), e);
 			break;
 		default:
-			r = plan_account(&p, c, cells_dn, o, &d, e);
+			r = plan_account(&p, c, cells_dn, o, &d, basis_of(basis, o), e);
 		}
 		if (r != 0)
 			goto done;
@@ -1293,7 +1397,7 @@ chg_run(LDAP *ld, const struct cfg *c, const struct chg_req *rq,
 		if (rc != 0)
 			goto done;
 		log_info("change %s: resuming %s by %s", res->id, open[0].what, open[0].actor);
-		if ((rc = apply_states(ld, c, &redo, res->id, "open", res, e)) == 0)
+		if ((rc = apply_states(ld, c, &redo, NULL, res->id, "open", res, e)) == 0)
 			rc = finish(ld, c, res->id, "closed", res, e);
 		goto done;
 	}
@@ -1304,7 +1408,10 @@ chg_run(LDAP *ld, const struct cfg *c, const struct chg_req *rq,
 	/* one object is one entry: slapd writes it whole or not at all */
 	if (after->n > 1 && begin(ld, c, rq, digest, before, after, res, e) != 0)
 		goto done;
-	if ((rc = apply_states(ld, c, after, res->id, res->id[0] ? "open" : NULL, res, e)) != 0)
+	/* a one-entry edit asserts the entry is as it planned from; a recorded
+	 * change is guarded by its record (other edits wait for it) */
+	if ((rc = apply_states(ld, c, after, res->id[0] ? NULL : before, res->id,
+	    res->id[0] ? "open" : NULL, res, e)) != 0)
 		goto done;
 	if (res->id[0])
 		rc = finish(ld, c, res->id, "closed", res, e);
@@ -1365,7 +1472,7 @@ chg_abort(LDAP *ld, const struct cfg *c, const char *id, struct chg_result *res,
 		size_t before = res->writes;
 		struct timespec pause = { 1, 0 };
 
-		if (apply_states(ld, c, &undo, id, "aborting", res, e) != 0)
+		if (apply_states(ld, c, &undo, NULL, id, "aborting", res, e) != 0)
 			goto done;
 		if (pass > 0 && res->writes == before)
 			break;

@@ -3,6 +3,7 @@
  * env.sh), spoken to over HTTP with libcurl and changed behind privd's back
  * with ldapmodify.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -426,6 +427,59 @@ uids_as_ldap_compares_them(void **state)
 	json_decref(j);
 }
 
+struct editor {
+	int n;
+	long status;
+};
+
+static void *
+edit_grant(void *arg)
+{
+	struct editor *ed = arg;
+	char body[160];
+
+	snprintf(body, sizeof(body), "{\"cell\":\"@engineering\","
+	    "\"grants\":[\"printer.access+=race-%d\"]}", ed->n);
+	free(it_try_request("POST", "/v1/grants", ADMIN_KEY, body, strlen(body), &ed->status));
+	return NULL;
+}
+
+/* Edits of one cell at once: each lands, or answers 409 and leaves no trace;
+ * none is lost by another's write over it. */
+static void
+parallel_edits_of_one_cell(void **state)
+{
+	struct editor ed[8];
+	pthread_t t[8];
+	json_t *j, *v;
+	int i, k, landed = 0;
+
+	(void)state;
+	for (i = 0; i < 8; i++) {
+		ed[i] = (struct editor){ i, 0 };
+		assert_int_equal(pthread_create(&t[i], NULL, edit_grant, &ed[i]), 0);
+	}
+	for (i = 0; i < 8; i++)
+		pthread_join(t[i], NULL);
+	j = it_get("/v1/accounts/jdoe/privileges/printer.access", 200);
+	v = json_object_get(j, "value");
+	for (i = 0; i < 8; i++) {
+		char want[16];
+		int found = 0;
+
+		assert_true(ed[i].status == 200 || ed[i].status == 409);
+		snprintf(want, sizeof(want), "race-%d", i);
+		for (k = 0; k < (int)json_array_size(v); k++)
+			found |= strcmp(json_string_value(json_array_get(v, (size_t)k)), want) == 0;
+		assert_int_equal(found, ed[i].status == 200);
+		landed += ed[i].status == 200;
+	}
+	fprintf(stderr, "8 edits of one cell at once: %d landed, %d answered 409\n", landed,
+	    8 - landed);
+	assert_true(landed >= 1);
+	json_decref(j);
+}
+
 int
 main(void)
 {
@@ -441,6 +495,7 @@ main(void)
 		cmocka_unit_test(metrics_exposition),
 		cmocka_unit_test(body_limit),
 		cmocka_unit_test(bad_config_stops_privd),
+		cmocka_unit_test(parallel_edits_of_one_cell),
 	};
 
 	return cmocka_run_group_tests_name("integration", tests, it_group_setup, it_group_teardown);
