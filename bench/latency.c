@@ -1,11 +1,19 @@
 /*
- * latency.c - read latency at a fixed rate (open loop): CONC threads, each
- * with a keep-alive connection of its own (plain sockets: a client cheap
- * enough not to be the bottleneck), send RATE requests/s in total for
- * SECONDS; a late request is timed from when it was due. Prints p50, p99
- * in ms and the number of requests.
- * Usage: latency PORT PATH KEY RATE SECONDS CONC
+ * latency.c - read latency at a fixed rate, open loop. Two threads, each
+ * with CONNS/2 keep-alive connections on one epoll set, send RATE/2
+ * requests/s each for SECONDS: request k is due at start + k/rate and goes
+ * out on a free connection when it is due (or as soon as one frees, still
+ * timed from when it was due, so a stalled server shows as latency rather
+ * than as requests not sent). Waits use epoll_pwait2's nanosecond timeout,
+ * so the generator does not oversleep its schedule.
+ *
+ * Prints p50, p99 and p99.9 in ms, the rate it achieved (answers/s) and
+ * the share of requests it sent more than 1 ms after they were due while
+ * a connection was free: the generator's own lag. The run measures privd
+ * only when the achieved rate is the target and that lag is near 0.
+ * Usage: latency PORT PATH KEY RATE SECONDS CONNS
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,45 +21,34 @@
 #include <time.h>
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-static char **av;
-static double *lat;
-static long nlat, cap;
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static int conc;
+#define THREADS 2
 
-/* Sends one request and reads its whole answer; -1 on a broken connection. */
-static int
-one(int fd, const char *req, size_t len)
-{
+struct conn {
+	int fd;
+	double due;		/* of the request in flight; < 0 when free */
 	char buf[16384];
-	size_t have = 0;
-	long want = -1;
+	size_t have;
+	long want;		/* bytes of the whole answer, once the header is in */
+};
 
-	if (write(fd, req, len) != (ssize_t)len)
-		return -1;
-	for (;;) {
-		ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
-		char *h, *cl;
+struct gen {
+	int id, nconn;
+	double rate, start, end;
+	struct conn *c;
+	double *lat;		/* ms, one per answer */
+	long nlat, cap, late, sent;
+};
 
-		if (n <= 0)
-			return -1;
-		have += (size_t)n;
-		buf[have] = '\0';
-		if (want < 0 && (h = strstr(buf, "\r\n\r\n")) != NULL) {
-			if ((cl = strcasestr(buf, "Content-Length:")) == NULL)
-				return -1;
-			want = (h + 4 - buf) + atol(cl + 15);
-		}
-		if (want >= 0 && (long)have >= want)
-			return 0;
-		if (have == sizeof(buf) - 1)
-			return -1;
-	}
-}
+static char req[1024];
+static size_t reqlen;
+static int port;
 
 static double
 now_s(void)
@@ -62,44 +59,120 @@ now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void *
-run(void *arg)
+static int
+dial(void)
 {
-	double rate = atof(av[4]) / conc, start = now_s() + (long)arg * (1.0 / atof(av[4]));
-	double end = start + atof(av[5]);
 	struct sockaddr_in sa;
-	char req[1024];
-	size_t len;
-	long k;
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sin_family = AF_INET;
-	sa.sin_port = htons((uint16_t)atoi(av[1]));
+	sa.sin_port = htons((uint16_t)port);
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
-		return NULL;
-	len = (size_t)snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-	    "Authorization: Bearer %s\r\n\r\n", av[2], av[3]);
-	for (k = 0;; k++) {
-		double due = start + k / rate, t;
+		return -1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	return fd;
+}
 
-		if (due > end)
-			break;
-		while ((t = now_s()) < due) {
-			struct timespec ts = { 0, (long)((due - t) * 1e9) };
+/* Reads what is there; 1 when the answer is whole, 0 not yet, -1 broken. */
+static int
+take(struct conn *c)
+{
+	for (;;) {
+		ssize_t n = read(c->fd, c->buf + c->have, sizeof(c->buf) - 1 - c->have);
+		char *h, *cl;
 
-			nanosleep(&ts, NULL);
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		if (n <= 0)
+			return -1;
+		c->have += (size_t)n;
+		c->buf[c->have] = '\0';
+		if (c->want < 0 && (h = strstr(c->buf, "\r\n\r\n")) != NULL) {
+			if ((cl = strcasestr(c->buf, "Content-Length:")) == NULL)
+				return -1;
+			c->want = (h + 4 - c->buf) + atol(cl + 15);
 		}
-		if (one(fd, req, len) != 0)
-			break;
-		t = (now_s() - due) * 1e3;
-		pthread_mutex_lock(&lock);
-		if (nlat < cap)
-			lat[nlat++] = t;
-		pthread_mutex_unlock(&lock);
+		if (c->want >= 0 && (long)c->have >= c->want)
+			return 1;
+		if (c->have == sizeof(c->buf) - 1)
+			return -1;
 	}
-	close(fd);
+}
+
+static void *
+run(void *arg)
+{
+	struct gen *g = arg;
+	struct epoll_event ev[64];
+	int ep = epoll_create1(0), i, *free_c, nfree = 0, starved = 0;
+	long k = 0;
+
+	if (ep < 0 || (free_c = calloc((size_t)g->nconn, sizeof(*free_c))) == NULL)
+		return NULL;
+	for (i = 0; i < g->nconn; i++) {
+		struct epoll_event e = { EPOLLIN, { .u32 = (uint32_t)i } };
+
+		if ((g->c[i].fd = dial()) < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, g->c[i].fd, &e) != 0)
+			return NULL;
+		g->c[i].due = -1;
+		free_c[nfree++] = i;
+	}
+	/* the two generators interleave their schedules */
+	for (;;) {
+		double t = now_s(), due = g->start + (k + g->id * 0.5) / g->rate, wait;
+		struct timespec ts;
+		int n;
+
+		while (due <= t && due < g->end && nfree > 0) {
+			struct conn *c = &g->c[free_c[--nfree]];
+
+			/* late with a connection free: the generator's own lag */
+			if (t - due > 0.001 && !starved)
+				g->late++;
+			c->due = due;
+			c->have = 0;
+			c->want = -1;
+			if (write(c->fd, req, reqlen) != (ssize_t)reqlen)
+				goto out;
+			g->sent++;
+			k++;
+			due = g->start + (k + g->id * 0.5) / g->rate;
+		}
+		/* every connection busy: what is sent late now waited for privd */
+		starved = due <= t && due < g->end && nfree == 0;
+		if (due >= g->end && nfree == g->nconn)
+			break;
+		if (t > g->end + 5)
+			break;	/* answers that never came: leave them */
+		wait = nfree > 0 && due < g->end ? due - t : 0.010;
+		if (wait < 0)
+			wait = 0;
+		ts.tv_sec = (time_t)wait;
+		ts.tv_nsec = (long)((wait - (double)ts.tv_sec) * 1e9);
+		n = epoll_pwait2(ep, ev, 64, &ts, NULL);
+		for (i = 0; i < n; i++) {
+			struct conn *c = &g->c[ev[i].data.u32];
+			int r = take(c);
+
+			if (r < 0)
+				goto out;
+			if (r == 1 && c->due >= 0) {
+				if (g->nlat < g->cap)
+					g->lat[g->nlat++] = (now_s() - c->due) * 1e3;
+				c->due = -1;
+				free_c[nfree++] = (int)ev[i].data.u32;
+			}
+		}
+	}
+out:
+	for (i = 0; i < g->nconn; i++)
+		if (g->c[i].fd >= 0)
+			close(g->c[i].fd);
+	close(ep);
+	free(free_c);
 	return NULL;
 }
 
@@ -114,23 +187,55 @@ cmp(const void *a, const void *b)
 int
 main(int argc, char **argv)
 {
-	pthread_t t[256];
-	int i;
+	struct gen g[THREADS];
+	pthread_t t[THREADS];
+	double rate, secs, *all;
+	long n = 0, late = 0, sent = 0;
+	int i, conns;
 
 	if (argc != 7) {
-		fprintf(stderr, "usage: latency PORT PATH KEY RATE SECONDS CONC\n");
+		fprintf(stderr, "usage: latency PORT PATH KEY RATE SECONDS CONNS\n");
 		return 2;
 	}
-	av = argv;
-	conc = atoi(argv[6]);
-	cap = (long)(atof(argv[4]) * atof(argv[5]) * 1.1) + 16;
-	if (conc < 1 || conc > 256 || (lat = calloc((size_t)cap, sizeof(*lat))) == NULL)
+	port = atoi(argv[1]);
+	rate = atof(argv[4]);
+	secs = atof(argv[5]);
+	conns = atoi(argv[6]);
+	if (rate <= 0 || secs <= 0 || conns < THREADS || conns > 1024)
 		return 2;
-	for (i = 0; i < conc; i++)
-		pthread_create(&t[i], NULL, run, (void *)(long)i);
-	for (i = 0; i < conc; i++)
+	reqlen = (size_t)snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+	    "Authorization: Bearer %s\r\n\r\n", argv[2], argv[3]);
+	for (i = 0; i < THREADS; i++) {
+		g[i].id = i;
+		g[i].nconn = conns / THREADS;
+		g[i].rate = rate / THREADS;
+		g[i].start = now_s() + 0.2;	/* every connection is up by then */
+		g[i].end = g[i].start + secs;
+		g[i].cap = (long)(g[i].rate * secs * 1.1) + 16;
+		g[i].nlat = g[i].late = g[i].sent = 0;
+		g[i].c = calloc((size_t)g[i].nconn, sizeof(*g[i].c));
+		g[i].lat = calloc((size_t)g[i].cap, sizeof(double));
+		if (g[i].c == NULL || g[i].lat == NULL)
+			return 2;
+	}
+	for (i = 0; i < THREADS; i++)
+		g[i].start = g[0].start, g[i].end = g[0].end;
+	for (i = 0; i < THREADS; i++)
+		pthread_create(&t[i], NULL, run, &g[i]);
+	for (i = 0; i < THREADS; i++) {
 		pthread_join(t[i], NULL);
-	qsort(lat, (size_t)nlat, sizeof(*lat), cmp);
-	printf("%.2f %.2f %ld\n", nlat ? lat[nlat / 2] : 0, nlat ? lat[(nlat * 99) / 100] : 0, nlat);
+		n += g[i].nlat;
+		late += g[i].late;
+		sent += g[i].sent;
+	}
+	if ((all = calloc((size_t)n + 1, sizeof(*all))) == NULL)
+		return 2;
+	for (n = 0, i = 0; i < THREADS; i++) {
+		memcpy(all + n, g[i].lat, (size_t)g[i].nlat * sizeof(*all));
+		n += g[i].nlat;
+	}
+	qsort(all, (size_t)n, sizeof(*all), cmp);
+	printf("%.2f %.2f %.2f %.0f %.4f\n", n ? all[n / 2] : 0, n ? all[(n * 99) / 100] : 0,
+	    n ? all[(n * 999) / 1000] : 0, n / secs, sent ? (double)late / sent : 1.0);
 	return 0;
 }

@@ -162,6 +162,33 @@ cached(const struct snap *s, const struct snap_account *a)
 	return an;
 }
 
+/* Appends v in decimal: the read path's numbers, without printf. */
+static char *
+put_num(char *p, long long v)
+{
+	char tmp[24];
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+	int n = 0;
+
+	do
+		tmp[n++] = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	if (v < 0)
+		*p++ = '-';
+	while (n > 0)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static char *
+put_str(char *p, const char *s)
+{
+	size_t n = strlen(s);
+
+	memcpy(p, s, n);
+	return p + n;
+}
+
 char *
 answer_privileges(const struct snap *s, const struct snap_account *a, int stale)
 {
@@ -179,7 +206,8 @@ answer_privileges(const struct snap *s, const struct snap_account *a, int stale)
 		return NULL;
 	memcpy(out, an->text, an->head);
 	p = out + an->head;
-	p += sprintf(p, "\"stale\":%s,\"privileges\":{", stale ? "true" : "false");
+	p = put_str(p, stale ? "\"stale\":true,\"privileges\":{" :
+	    "\"stale\":false,\"privileges\":{");
 	for (i = 0; i < an->nprivs; i++) {
 		const struct cfg_priv *def = &s->cfg->privs[i];
 		struct err e;
@@ -192,8 +220,10 @@ answer_privileges(const struct snap *s, const struct snap_account *a, int stale)
 			struct usage_val u;
 
 			/* a number that counts sessions says how many are open */
-			if (usage_get_for(a->uid, def->name, SESSION_PERIOD, &u) == 0)
-				p += sprintf(p - 1, ",\"open\":%lld}", u.used) - 1;
+			if (usage_get_for(a->uid, def->name, SESSION_PERIOD, &u) == 0) {
+				p = put_num(put_str(p - 1, ",\"open\":"), u.used);
+				*p++ = '}';
+			}
 			continue;
 		}
 		if (def->type != PRIV_QUOTA)
@@ -202,9 +232,12 @@ answer_privileges(const struct snap *s, const struct snap_account *a, int stale)
 			struct usage_val u;
 
 			usage_get_for(a->uid, def->name, period, &u);
-			p += sprintf(p, ",\"credit\":%lld,\"used\":%lld,\"held\":%lld,\"remaining\":%lld,"
-			    "\"period\":\"%s\"}", u.credit, u.used, u.held,
-			    usage_remaining(an->limit[i], &u), period);
+			p = put_num(put_str(p, ",\"credit\":"), u.credit);
+			p = put_num(put_str(p, ",\"used\":"), u.used);
+			p = put_num(put_str(p, ",\"held\":"), u.held);
+			p = put_num(put_str(p, ",\"remaining\":"), usage_remaining(an->limit[i], &u));
+			p = put_str(put_str(p, ",\"period\":\""), period);
+			p = put_str(p, "\"}");
 		} else {
 			char *msg = quoted(e.msg);
 

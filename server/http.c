@@ -368,7 +368,7 @@ dispatch(struct req *r, const char *url, struct conn_ctx *cx)
 		return http_error(r, 414, "uri_too_long", NULL, "the URL is longer than %zu bytes",
 		    sizeof(path) - 1);
 	/* split the path into NUL-terminated segments */
-	snprintf(path, sizeof(path), "%s", url);
+	memcpy(path, url, strlen(url) + 1);
 	r->nparts = 0;
 	if (path[0] != '/')
 		return http_error(r, 404, "not_found", NULL, "no such route");

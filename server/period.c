@@ -1,5 +1,6 @@
 /* period.c - period keys from the term calendar and the civil calendar. */
 #include <stdio.h>
+#include <string.h>
 
 #include "period.h"
 
@@ -49,7 +50,10 @@ period_key(const struct cfg *c, enum period_kind kind, time_t now,
 	case PERIOD_TERM:
 		for (i = 0; i < c->nterms; i++)
 			if (days >= c->terms[i].start && days <= c->terms[i].end) {
-				snprintf(out, PERIOD_KEY_MAX, "%s", c->terms[i].name);
+				size_t n = strnlen(c->terms[i].name, PERIOD_KEY_MAX - 1);
+
+				memcpy(out, c->terms[i].name, n);
+				out[n] = '\0';
 				return 0;
 			}
 		out[0] = '\0';

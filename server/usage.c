@@ -39,7 +39,18 @@ void
 usage_key(char out[USAGE_KEY_MAX], const char *uid, const char *quota,
     const char *period)
 {
-	snprintf(out, USAGE_KEY_MAX, "%s/%s@%s", uid, quota, period);
+	/* on every read of a quota: no printf */
+	size_t a = strlen(uid), b = strlen(quota), c = strlen(period);
+
+	if (a + b + c + 3 > USAGE_KEY_MAX) {
+		snprintf(out, USAGE_KEY_MAX, "%s/%s@%s", uid, quota, period);
+		return;
+	}
+	memcpy(out, uid, a);
+	out[a] = '/';
+	memcpy(out + a + 1, quota, b);
+	out[a + 1 + b] = '@';
+	memcpy(out + a + b + 2, period, c + 1);
 }
 
 int
