@@ -8,7 +8,12 @@
 #   slapd-dev.sh restart DIR        start again on the same port and data
 #   slapd-dev.sh init DIR [LDIF...]  slapadd base.ldif and the files, then start
 #   slapd-dev.sh start-consumer DIR PROVIDER_PORT [PORT]
-#                                   a read-only replica of that slapd (syncrepl)
+#                                   a read-only replica of that slapd (syncrepl;
+#                                   with DELTA=1, delta-syncrepl from a provider
+#                                   of `pair`)
+#   slapd-dev.sh pair DIR           two providers in multi-provider replication by
+#                                   delta-syncrepl (accesslog), in DIR/1 and DIR/2;
+#                                   loads base.ldif, prints both ports
 #
 # Suffix dc=example,dc=edu, root cn=admin,dc=example,dc=edu / secret.
 # privd binds as cn=privd,dc=example,dc=edu / privd-dev-secret. The ACLs let
@@ -36,6 +41,33 @@ tls_conf() {
 	fi
 }
 
+# ACCESSLOG=1: log successful writes to cn=accesslog (delta-syncrepl's source)
+accesslog_module() { [ -z "${ACCESSLOG:-}" ] || printf 'moduleload accesslog\n'; }
+server_id() { [ -z "${SERVER_ID:-}" ] || printf 'serverID %s\n' "$SERVER_ID"; }
+accesslog_db() {
+	[ -n "${ACCESSLOG:-}" ] || return 0
+	mkdir -p "$dir/accesslog"
+	cat <<LOG
+database mdb
+suffix "cn=accesslog"
+rootdn "cn=accesslog"
+directory $dir/accesslog
+maxsize 1073741824
+index default eq
+index entryCSN,objectClass,reqEnd,reqResult,reqStart,reqDN
+access to * by dn.exact="cn=admin,dc=example,dc=edu" read by * none
+overlay syncprov
+syncprov-nopresent TRUE
+syncprov-reloadhint TRUE
+
+LOG
+}
+accesslog_overlay() {
+	[ -n "${ACCESSLOG:-}" ] || return 0
+	printf 'overlay accesslog\nlogdb cn=accesslog\nlogops writes\nlogsuccess TRUE\n'
+	printf 'logpurge 07+00:00 01+00:00\n'
+}
+
 write_conf() {
 	mkdir -p "$dir/db"
 	cat > "$dir/slapd.conf" <<CONF
@@ -49,11 +81,14 @@ argsfile $dir/slapd.args
 modulepath /usr/lib/ldap
 moduleload back_mdb
 moduleload syncprov
+$(accesslog_module)
+$(server_id)
 sizelimit unlimited
 timelimit unlimited
 loglevel none
 $(tls_conf)
 
+$(accesslog_db)
 database mdb
 suffix "dc=example,dc=edu"
 rootdn "cn=admin,dc=example,dc=edu"
@@ -80,9 +115,28 @@ access to *
 	by users read
 	by * none
 $(consumer_conf)
+$(peer_conf)
 overlay syncprov
 syncprov-checkpoint 100 1
+$(accesslog_overlay)
 CONF
+}
+
+# delta-syncrepl: what the provider's accesslog says, successful writes only
+delta_conf() {
+	printf '  logbase="cn=accesslog" logfilter="(&(objectClass=auditWriteObject)(reqResult=0))"\n'
+	printf '  syncdata=accesslog\n'
+}
+
+# PEER (a port): the other provider of a multi-provider pair
+peer_conf() {
+	[ -n "${PEER:-}" ] || return 0
+	printf 'syncrepl rid=%03d provider=ldap://127.0.0.1:%s/ bindmethod=simple\n' \
+		"$PEER_ID" "$PEER"
+	printf '  binddn="cn=admin,dc=example,dc=edu" credentials=secret\n'
+	printf '  searchbase="dc=example,dc=edu" type=refreshAndPersist retry="1 +"\n'
+	delta_conf
+	printf 'multiprovider on\n'
 }
 
 # PROVIDER (a port): this slapd is a read-only replica of that one, by syncrepl
@@ -91,6 +145,7 @@ consumer_conf() {
 		printf 'syncrepl rid=001 provider=ldap://127.0.0.1:%s/ bindmethod=simple\n' "$PROVIDER"
 		printf '  binddn="cn=admin,dc=example,dc=edu" credentials=secret\n'
 		printf '  searchbase="dc=example,dc=edu" type=refreshAndPersist retry="1 +"\n'
+		[ -z "${DELTA:-}" ] || delta_conf
 		printf 'updateref ldap://127.0.0.1:%s/\n' "$PROVIDER"
 	fi
 }
@@ -128,6 +183,37 @@ start|start-consumer)
 		-f "$here/base.ldif" > "$dir/base.log" 2>&1 ||
 		{ echo "slapd-dev: loading base.ldif failed:" >&2; cat "$dir/base.log" >&2; exit 1; }
 	echo "$port"
+	;;
+pair)
+	# two providers, each replicating the other's accesslog
+	top_dir=$dir
+	pick() {
+		while :; do
+			p=$(( 20000 + $(od -An -N2 -tu2 /dev/urandom) % 12000 ))
+			port_free "$p" && [ "$p" != "${1:-}" ] && { echo "$p"; return; }
+		done
+	}
+	p1=$(pick)
+	p2=$(pick "$p1")
+	for i in 1 2; do
+		dir=$top_dir/$i
+		mkdir -p "$dir"
+		if [ $i = 1 ]; then me=$p1 peer=$p2; else me=$p2 peer=$p1; fi
+		ACCESSLOG=1 SERVER_ID=$i PEER=$peer PEER_ID=$((3 - i)) write_conf
+		echo "$me" > "$dir/port"
+		start_on "$me" || { echo "slapd-dev: cannot start provider $i (see $dir/slapd.log)" >&2; exit 1; }
+	done
+	ldapadd -x -H "ldap://127.0.0.1:$p1/" -D cn=admin,dc=example,dc=edu -w secret \
+		-f "$here/base.ldif" > "$top_dir/base.log" 2>&1 ||
+		{ echo "slapd-dev: loading base.ldif failed:" >&2; cat "$top_dir/base.log" >&2; exit 1; }
+	i=0
+	until ldapsearch -x -H "ldap://127.0.0.1:$p2/" -D cn=admin,dc=example,dc=edu -w secret \
+	    -b "ou=privileges,dc=example,dc=edu" -s base 1.1 > /dev/null 2>&1; do
+		i=$((i + 1))
+		[ $i -lt 200 ] || { echo "slapd-dev: provider 2 did not replicate base.ldif" >&2; exit 1; }
+		sleep 0.05
+	done
+	echo "$p1 $p2"
 	;;
 init)
 	# offline: slapadd base.ldif and the LDIF files given, then start (benchmarks)
