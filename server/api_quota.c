@@ -174,7 +174,8 @@ audit(const struct req *r, const struct quota_req *q, const char *what,
 	(void)r;
 }
 
-/* Takes a write connection; answers 503 itself when there is none. */
+/* Takes a write connection to the account's home provider; answers 503
+ * itself when there is none. */
 static LDAP *
 conn(struct req *r, enum MHD_Result *ret)
 {
@@ -182,7 +183,7 @@ conn(struct req *r, enum MHD_Result *ret)
 	LDAP *ld;
 
 	memset(&e, 0, sizeof(e));
-	if (ldpool_get(&ld, &e) != 0) {
+	if (ldpool_get_home(r->part[2], &ld, &e) != 0) {
 		*ret = http_error(r, 503, "ldap_unavailable", NULL, "%s", e.msg);
 		return NULL;
 	}

@@ -1,9 +1,11 @@
 /* api_status.c - /healthz, /readyz and /metrics. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "api.h"
+#include "ldpool.h"
 #include "metrics.h"
 #include "pending.h"
 #include "snapshot.h"
@@ -53,12 +55,45 @@ api_readyz(struct req *r)
 	return http_json(r, ready ? 200 : 503, o);
 }
 
+/* Appends each write provider's counters to buf (a NUL-terminated string). */
+static void
+providers(char *buf, size_t n)
+{
+	size_t i, len = strlen(buf);
+
+	len += (size_t)snprintf(buf + len, n - len,
+	    "# HELP privd_ldap_writes_taken_total Write connections taken, by provider.\n"
+	    "# TYPE privd_ldap_writes_taken_total counter\n");
+	for (i = 0; i < ldpool_providers() && len < n; i++) {
+		unsigned long long taken;
+		const char *uri;
+		int down;
+
+		ldpool_provider(i, &uri, &taken, &down);
+		len += (size_t)snprintf(buf + len, n - len,
+		    "privd_ldap_writes_taken_total{provider=\"%s\"} %llu\n", uri, taken);
+	}
+	if (len < n)
+		len += (size_t)snprintf(buf + len, n - len,
+		    "# HELP privd_ldap_provider_down 1 while writes skip that provider.\n"
+		    "# TYPE privd_ldap_provider_down gauge\n");
+	for (i = 0; i < ldpool_providers() && len < n; i++) {
+		unsigned long long taken;
+		const char *uri;
+		int down;
+
+		ldpool_provider(i, &uri, &taken, &down);
+		len += (size_t)snprintf(buf + len, n - len,
+		    "privd_ldap_provider_down{provider=\"%s\"} %d\n", uri, down);
+	}
+}
+
 enum MHD_Result
 api_metrics(struct req *r)
 {
 	struct pending_status ps;
 	const struct snap *s;
-	char extra[2048];
+	char extra[4096];
 	unsigned long long ubytes, uentries;
 	int t;
 
@@ -109,5 +144,6 @@ api_metrics(struct req *r)
 	    ps.open && ps.started ? (long long)(time(NULL) - ps.started) : 0LL, ps.stale,
 	    ubytes, uentries);
 	snap_leave(t);
+	providers(extra, sizeof(extra));
 	return http_text(r, 200, "text/plain; version=0.0.4", metrics_render(extra));
 }

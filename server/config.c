@@ -308,6 +308,55 @@ read_secret_file(struct ctx *x, const yaml_node_t *v, const char *path)
 }
 
 static int
+is_ldap_url(const char *u)
+{
+	return ldap_is_ldap_url(u) || ldap_is_ldaps_url(u) || ldap_is_ldapi_url(u);
+}
+
+/*
+ * ldap.write_uri: one URI, or a list of providers (multi-provider): kept
+ * as libldap's list form, the URIs separated by spaces. Writes of an
+ * account go to its home provider among them (ldpool.h).
+ */
+static int
+parse_write_uris(struct ctx *x, yaml_node_t *v)
+{
+	size_t len = 0, n = 0;
+	char *all;
+
+	if (!ydoc_is_seq(v)) {
+		if (dup_str(x, v, "ldap.write_uri", &x->c->write_uri) != 0)
+			return -1;
+		if (!is_ldap_url(x->c->write_uri))
+			return bad(x, v, "ldap.write_uri", "%s: not an ldap://, ldaps:// or ldapi:// URI",
+			    "ldap.write_uri");
+		return 0;
+	}
+	YDOC_ITEMS(v, it) {
+		yaml_node_t *u = ydoc_get(x->doc, *it);
+		const char *us = ydoc_str(u);
+
+		if (us == NULL || !is_ldap_url(us) || strpbrk(us, " ,") != NULL)
+			return bad(x, u, "ldap.write_uri", "%s: each provider must be one ldap://, "
+			    "ldaps:// or ldapi:// URI", "ldap.write_uri");
+		len += strlen(us) + 1;
+		n++;
+	}
+	if (n == 0 || n > CFG_PROVIDERS_MAX)
+		return bad(x, v, "ldap.write_uri", "%s: give 1 to 8 providers", "ldap.write_uri");
+	if ((all = calloc(1, len)) == NULL)
+		return err_set(x->e, ERR_INTERNAL, 0, NULL, "out of memory");
+	YDOC_ITEMS(v, it) {
+		if (*all)
+			strcat(all, " ");
+		strcat(all, ydoc_str(ydoc_get(x->doc, *it)));
+	}
+	free(x->c->write_uri);
+	x->c->write_uri = all;
+	return 0;
+}
+
+static int
 parse_ldap(struct ctx *x, const yaml_node_t *m)
 {
 	int have_pw = 0;
@@ -327,12 +376,8 @@ parse_ldap(struct ctx *x, const yaml_node_t *m)
 			    ldap_is_ldapi_url(x->c->ldap_uri) == 0)
 				return bad(x, v, "ldap.uri", "%s: not an ldap://, ldaps:// or ldapi:// URI", "ldap.uri");
 		} else if (strcmp(ks, "write_uri") == 0) {
-			if (dup_str(x, v, "ldap.write_uri", &x->c->write_uri) != 0)
+			if (parse_write_uris(x, v) != 0)
 				return -1;
-			if (ldap_is_ldap_url(x->c->write_uri) == 0 &&
-			    ldap_is_ldaps_url(x->c->write_uri) == 0 &&
-			    ldap_is_ldapi_url(x->c->write_uri) == 0)
-				return bad(x, v, "ldap.write_uri", "%s: not an ldap://, ldaps:// or ldapi:// URI", "ldap.write_uri");
 		} else if (strcmp(ks, "bind_dn") == 0) {
 			if (want_dn(x, v, "ldap.bind_dn", &x->c->bind_dn) != 0)
 				return -1;

@@ -38,6 +38,8 @@ struct cfg_key {
 	unsigned scopes;
 };
 
+#define CFG_PROVIDERS_MAX 8	/* URIs in ldap.write_uri */
+
 struct cfg {
 	char *path;
 
@@ -52,7 +54,8 @@ struct cfg {
 	char *tls_key;
 
 	char *ldap_uri;
-	char *write_uri;	/* NULL: ldap_uri; else the provider writes go to */
+	char *write_uri;	/* NULL: ldap_uri; else the provider(s) writes go to,
+				 * space-separated (libldap's list form) */
 	char *bind_dn;		/* NULL: anonymous */
 	char *bind_password;
 	char *base_dn;		/* the privilege subtree */

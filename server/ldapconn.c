@@ -53,6 +53,12 @@ static int open_uri(const struct cfg *c, const char *uri, const char *who,
     const char *password, LDAP **out, struct err *e);
 
 int
+ldapc_open_uri(const struct cfg *c, const char *uri, LDAP **out, struct err *e)
+{
+	return open_uri(c, uri, NULL, NULL, out, e);
+}
+
+int
 ldapc_open(const struct cfg *c, const char *who, const char *password,
     LDAP **out, struct err *e)
 {

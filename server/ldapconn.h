@@ -11,9 +11,12 @@
  * is not NULL); ERR_UNAVAILABLE when the server cannot be reached. */
 int ldapc_open(const struct cfg *c, const char *who, const char *password,
     LDAP **out, struct err *e);
-/* The same to ldap.write_uri (the provider, when privd follows a replica). */
+/* The same to ldap.write_uri (the provider, when privd follows a replica;
+ * with several providers, the first that answers). */
 int ldapc_open_write(const struct cfg *c, const char *who, const char *password,
     LDAP **out, struct err *e);
+/* The same to one given URI, bound as ldap.bind_dn (a provider of the pool). */
+int ldapc_open_uri(const struct cfg *c, const char *uri, LDAP **out, struct err *e);
 void ldapc_close(LDAP *ld);
 /* Maps an LDAP result code to an err (503 for down, 409 for conflicts...). */
 int ldapc_fail(struct err *e, int rc, const char *what);

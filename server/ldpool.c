@@ -1,24 +1,46 @@
 /*
  * ldpool.c - write connections: one per concurrent writer at most, reused,
- * reopened after a failure. Reads never come here (they use the snapshot).
+ * reopened after a failure, in one pool per provider of ldap.write_uri.
+ * Reads never come here (they use the snapshot). An account's writes go
+ * to its home provider (a stable hash of the account), and to the next
+ * provider only while the home one is down.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "ldapconn.h"
 #include "ldpool.h"
+#include "strv.h"
+
+struct provider {
+	char *uri;
+	LDAP **idle;		/* open, idle connections to it */
+	int nidle;
+	/* after a connection to it gave out, its writes go elsewhere (or fail
+	 * at once) until this moment (ms): a slapd that hangs must not hold
+	 * every HTTP thread for its timeout */
+	_Atomic long down_until;
+	/* it was down: no writes go back to it before it has caught up with
+	 * what the others took meanwhile (or its stale counters let charges
+	 * past the limit) */
+	atomic_int recovering;
+	atomic_ullong taken;
+};
 
 static const struct cfg *cfg;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t freed = PTHREAD_COND_INITIALIZER;
-static LDAP **idle;		/* open, idle connections */
-static int nidle, size, out;	/* out: connections handed out */
-/* after a connection gave out, writes fail at once until this moment (ms):
- * a slapd that hangs must not hold every HTTP thread for its timeout */
-static _Atomic long fast_fail_until;
+static struct provider prov[CFG_PROVIDERS_MAX];
+static size_t nprov;
+static int size, out;		/* out: connections handed out, to any provider */
+/* which provider each handed-out connection belongs to */
+static LDAP **out_ld;
+static int *out_p;
 
 static long
 mono_ms(void)
@@ -32,42 +54,192 @@ mono_ms(void)
 int
 ldpool_init(const struct cfg *c, int n)
 {
+	const char *list = c->write_uri ? c->write_uri : c->ldap_uri;
+	char *copy = strdup(list), *tok, *save = NULL;
+
 	cfg = c;
 	size = n < 1 ? 1 : n;
-	if ((idle = calloc((size_t)size, sizeof(*idle))) == NULL)
+	nprov = 0;
+	if (copy == NULL)
 		return -1;
-	nidle = out = 0;
+	/* libldap's own list form: URIs separated by spaces or commas */
+	for (tok = strtok_r(copy, " ,", &save); tok && nprov < CFG_PROVIDERS_MAX;
+	    tok = strtok_r(NULL, " ,", &save)) {
+		struct provider *p = &prov[nprov];
+
+		memset(p, 0, sizeof(*p));
+		if ((p->uri = strdup(tok)) == NULL ||
+		    (p->idle = calloc((size_t)size, sizeof(*p->idle))) == NULL) {
+			free(copy);
+			return -1;
+		}
+		nprov++;
+	}
+	free(copy);
+	if (nprov == 0 || (out_ld = calloc((size_t)size, sizeof(*out_ld))) == NULL ||
+	    (out_p = calloc((size_t)size, sizeof(*out_p))) == NULL)
+		return -1;
+	out = 0;
 	return 0;
 }
 
 void
 ldpool_free(void)
 {
-	int i;
+	size_t i;
+	int k;
 
 	pthread_mutex_lock(&lock);
-	for (i = 0; i < nidle; i++)
-		ldapc_close(idle[i]);
-	free(idle);
-	idle = NULL;
-	nidle = size = 0;
+	for (i = 0; i < nprov; i++) {
+		for (k = 0; k < prov[i].nidle; k++)
+			ldapc_close(prov[i].idle[k]);
+		free(prov[i].idle);
+		free(prov[i].uri);
+		memset(&prov[i], 0, sizeof(prov[i]));
+	}
+	nprov = 0;
+	free(out_ld);
+	free(out_p);
+	out_ld = NULL;
+	out_p = NULL;
+	size = 0;
 	pthread_mutex_unlock(&lock);
 }
 
+static void
+mark_down(size_t p)
+{
+	atomic_store(&prov[p].down_until, mono_ms() + 1000);
+	if (nprov > 1)
+		atomic_store(&prov[p].recovering, 1);
+}
+
+/* The contextCSN values of the naming context that holds the base DN, as
+ * a strv; NULL when they cannot be read. */
+static char **
+context_csns(LDAP *ld)
+{
+	static char *nc_attrs[] = { "namingContexts", NULL }, *csn_attrs[] = { "contextCSN", NULL };
+	LDAPMessage *res = NULL, *m;
+	char **ncs = NULL, **out = NULL, *best = NULL;
+	size_t i, bl = strlen(cfg->base_dn);
+	struct err e;
+
+	memset(&e, 0, sizeof(e));
+	if (ldapc_search(ld, cfg, "", LDAP_SCOPE_BASE, "(objectClass=*)", nc_attrs, 0, &res,
+	    &e) != 0 || (m = ldap_first_entry(ld, res)) == NULL ||
+	    (ncs = ldapc_get_strv(ld, m, "namingContexts")) == NULL)
+		goto done;
+	for (i = 0; ncs[i]; i++) {
+		size_t nl = strlen(ncs[i]);
+
+		if (nl <= bl && strcasecmp(cfg->base_dn + bl - nl, ncs[i]) == 0 &&
+		    (nl == bl || cfg->base_dn[bl - nl - 1] == ',') &&
+		    (best == NULL || nl > strlen(best)))
+			best = ncs[i];
+	}
+	ldap_msgfree(res);
+	res = NULL;
+	if (best != NULL && ldapc_search(ld, cfg, best, LDAP_SCOPE_BASE, "(objectClass=*)",
+	    csn_attrs, 0, &res, &e) == 0 && (m = ldap_first_entry(ld, res)) != NULL)
+		out = ldapc_get_strv(ld, m, "contextCSN");
+done:
+	ldap_msgfree(res);
+	strv_free(ncs);
+	return out;
+}
+
+/* Whether ours holds, for each server id in theirs, a CSN at least as new. */
+static int
+covers(char *const *ours, char *const *theirs)
+{
+	size_t i, k;
+
+	for (i = 0; theirs[i]; i++) {
+		const char *sid = strchr(strchr(theirs[i], '#') ? strchr(theirs[i], '#') + 1 : "", '#');
+		int ok = 0;
+
+		if (sid == NULL)
+			continue;
+		for (k = 0; ours[k] && !ok; k++) {
+			const char *osid = strchr(ours[k], '#');
+
+			osid = osid ? strchr(osid + 1, '#') : NULL;
+			ok = osid && strncmp(osid, sid, 5) == 0 && strcmp(ours[k], theirs[i]) >= 0;
+		}
+		if (!ok)
+			return 0;
+	}
+	return 1;
+}
+
+/* Whether provider p has caught up with every other provider that answers. */
+static int
+caught_up(size_t p)
+{
+	LDAP *mine = NULL, *other;
+	char **ours = NULL, **theirs;
+	struct err e;
+	size_t q;
+	int ok = 0;
+
+	memset(&e, 0, sizeof(e));
+	if (ldapc_open_uri(cfg, prov[p].uri, &mine, &e) != 0 || (ours = context_csns(mine)) == NULL)
+		goto done;
+	ok = 1;
+	for (q = 0; q < nprov && ok; q++) {
+		if (q == p || ldapc_open_uri(cfg, prov[q].uri, &other, &e) != 0)
+			continue;	/* one that is down has nothing newer to give */
+		if ((theirs = context_csns(other)) != NULL)
+			ok = covers(ours, theirs);
+		strv_free(theirs);
+		ldapc_close(other);
+	}
+done:
+	strv_free(ours);
+	ldapc_close(mine);
+	return ok;
+}
+
+static size_t
+home_of(const char *key)
+{
+	unsigned h = 2166136261u;
+
+	if (key == NULL)
+		return 0;
+	while (*key)
+		h = (h ^ (unsigned char)*key++) * 16777619u;
+	return h % nprov;
+}
+
+/* Notes ld as handed out for provider p (lock held). */
+static void
+note_out(LDAP *ld, size_t p)
+{
+	int k;
+
+	for (k = 0; k < size; k++)
+		if (out_ld[k] == NULL) {
+			out_ld[k] = ld;
+			out_p[k] = (int)p;
+			return;
+		}
+}
+
 int
-ldpool_get(LDAP **ld, struct err *e)
+ldpool_get_home(const char *key, LDAP **ld, struct err *e)
 {
 	struct timespec until;
-	int rc;
+	size_t h, k, p;
+	long now = mono_ms();
+	int rc = -1;
 
 	*ld = NULL;
-	if (mono_ms() < atomic_load(&fast_fail_until))
-		return err_set(e, ERR_UNAVAILABLE, 0, NULL,
-		    "LDAP unavailable: it did not answer within %d s just now", cfg->ldap_timeout_s);
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += cfg->ldap_timeout_s;
 	pthread_mutex_lock(&lock);
-	while (nidle == 0 && out >= size) {
+	while (out >= size) {
 		if (pthread_cond_timedwait(&freed, &lock, &until) == ETIMEDOUT) {
 			pthread_mutex_unlock(&lock);
 			return err_set(e, ERR_UNAVAILABLE, 0, NULL,
@@ -75,32 +247,78 @@ ldpool_get(LDAP **ld, struct err *e)
 		}
 	}
 	out++;
-	if (nidle > 0) {
-		*ld = idle[--nidle];
-		pthread_mutex_unlock(&lock);
-		return 0;
-	}
 	pthread_mutex_unlock(&lock);
-	/* open outside the lock: connecting may take the whole timeout */
-	if ((rc = ldapc_open_write(cfg, NULL, NULL, ld, e)) != 0) {
-		atomic_store(&fast_fail_until, mono_ms() + 1000);
+	h = home_of(key);
+	for (k = 0; k < nprov; k++) {
+		p = (h + k) % nprov;
+		if (now < atomic_load(&prov[p].down_until))
+			continue;
+		if (atomic_load(&prov[p].recovering)) {
+			if (!caught_up(p)) {
+				atomic_store(&prov[p].down_until, mono_ms() + 200);
+				continue;
+			}
+			atomic_store(&prov[p].recovering, 0);
+		}
 		pthread_mutex_lock(&lock);
-		out--;
-		pthread_cond_signal(&freed);
+		if (prov[p].nidle > 0) {
+			*ld = prov[p].idle[--prov[p].nidle];
+			note_out(*ld, p);
+			pthread_mutex_unlock(&lock);
+			atomic_fetch_add(&prov[p].taken, 1);
+			return 0;
+		}
 		pthread_mutex_unlock(&lock);
+		/* open outside the lock: connecting may take the whole timeout */
+		memset(e, 0, sizeof(*e));
+		if ((rc = ldapc_open_uri(cfg, prov[p].uri, ld, e)) == 0) {
+			pthread_mutex_lock(&lock);
+			note_out(*ld, p);
+			pthread_mutex_unlock(&lock);
+			atomic_fetch_add(&prov[p].taken, 1);
+			return 0;
+		}
+		mark_down(p);
 	}
-	return rc;
+	pthread_mutex_lock(&lock);
+	out--;
+	pthread_cond_signal(&freed);
+	pthread_mutex_unlock(&lock);
+	if (rc == 0 || e->code == ERR_NONE)
+		return err_set(e, ERR_UNAVAILABLE, 0, NULL, "LDAP unavailable: %s did not answer "
+		    "within %d s just now", nprov > 1 ? "no provider" : "it", cfg->ldap_timeout_s);
+	return -1;
+}
+
+int
+ldpool_get(LDAP **ld, struct err *e)
+{
+	return ldpool_get_home(NULL, ld, e);
 }
 
 void
 ldpool_put(LDAP *ld, int broken)
 {
-	if (broken)
-		atomic_store(&fast_fail_until, mono_ms() + 1000);
+	int k, p = 0, rc = LDAP_SUCCESS;
+
+	/* the caller's error may be a refusal under contention on a healthy
+	 * connection: only the connection's own last result says it broke */
+	if (broken && ld != NULL && ldap_get_option(ld, LDAP_OPT_RESULT_CODE, &rc) ==
+	    LDAP_OPT_SUCCESS)
+		broken = rc == LDAP_SERVER_DOWN || rc == LDAP_CONNECT_ERROR || rc == LDAP_TIMEOUT ||
+		    rc == LDAP_UNAVAILABLE || rc == LDAP_BUSY || rc == LDAP_TIMELIMIT_EXCEEDED;
 	pthread_mutex_lock(&lock);
+	for (k = 0; ld != NULL && k < size; k++)
+		if (out_ld[k] == ld) {
+			out_ld[k] = NULL;
+			p = out_p[k];
+			break;
+		}
 	out--;
-	if (ld != NULL && !broken && nidle < size)
-		idle[nidle++] = ld;
+	if (broken)
+		mark_down((size_t)p);
+	if (ld != NULL && !broken && prov[p].nidle < size)
+		prov[p].idle[prov[p].nidle++] = ld;
 	else if (ld != NULL) {
 		pthread_mutex_unlock(&lock);
 		ldapc_close(ld);
@@ -108,4 +326,35 @@ ldpool_put(LDAP *ld, int broken)
 	}
 	pthread_cond_signal(&freed);
 	pthread_mutex_unlock(&lock);
+}
+
+size_t
+ldpool_providers(void)
+{
+	return nprov;
+}
+
+void
+ldpool_provider(size_t i, const char **uri, unsigned long long *taken, int *down)
+{
+	*uri = prov[i].uri;
+	*taken = atomic_load(&prov[i].taken);
+	*down = mono_ms() < atomic_load(&prov[i].down_until);
+}
+
+int
+ldpool_is_home(LDAP *ld, const char *key)
+{
+	int k, p = -1;
+
+	if (nprov <= 1)
+		return 1;
+	pthread_mutex_lock(&lock);
+	for (k = 0; k < size; k++)
+		if (out_ld[k] == ld) {
+			p = out_p[k];
+			break;
+		}
+	pthread_mutex_unlock(&lock);
+	return p >= 0 && (size_t)p == home_of(key);
 }

@@ -1,24 +1,40 @@
-/* ldpool.h - a small pool of bound LDAP connections for writes. */
+/* ldpool.h - pools of bound LDAP connections for writes, one per provider. */
 #ifndef PRIVD_LDPOOL_H
 #define PRIVD_LDPOOL_H
+
+#include <stddef.h>
 
 #include <ldap.h>
 
 #include "config.h"
 #include "err.h"
 
-/* Sizes the pool (connections are opened on first use). */
+
+/* Sizes the pools, one per URI of ldap.write_uri (or ldap.uri);
+ * connections are opened on first use. */
 int ldpool_init(const struct cfg *c, int size);
 void ldpool_free(void);
 
 /*
- * Takes an idle connection, opening it when needed; waits for one at most
- * the LDAP timeout. ERR_UNAVAILABLE when slapd cannot be reached.
+ * Takes an idle connection to the home provider of key (an account or
+ * pool: a stable hash picks one of the providers), opening it when needed;
+ * while that provider is down, the next one that answers. So two privd
+ * send one account's charges to the same provider, whose assertions then
+ * bound its quota. key NULL: the first provider that answers. Waits for a
+ * connection at most the LDAP timeout; ERR_UNAVAILABLE when no provider
+ * can be reached.
  */
+int ldpool_get_home(const char *key, LDAP **ld, struct err *e);
 int ldpool_get(LDAP **ld, struct err *e);
+/* Whether ld (handed out by this pool) goes to key's home provider: false
+ * while writes of key fail over to another one. */
+int ldpool_is_home(LDAP *ld, const char *key);
 /* Gives ld back; broken: it failed at the connection level, close it. */
 void ldpool_put(LDAP *ld, int broken);
-/* Whether an LDAP result code means the connection is no good. */
-int ldpool_is_down(int rc);
+
+/* For /metrics: how many providers, and for provider i its URI, the
+ * connections handed out to it and whether it is marked down now. */
+size_t ldpool_providers(void);
+void ldpool_provider(size_t i, const char **uri, unsigned long long *taken, int *down);
 
 #endif

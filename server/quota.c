@@ -176,15 +176,20 @@ load(LDAP *ld, const struct cfg *c, const char *dn, const char *key, const char 
  * After a write landed: every ARCH_EVERY writes, look at the window and
  * move what is settled (archive.h). A failed move is logged, not returned:
  * the write has landed, and the next look tries again.
+ *
+ * Only on the account's home provider: with several providers, moves
+ * (which delete values and number segments) then never run on two of them
+ * at once, so their replication cannot conflict. Charges can: increments
+ * and new values commute. While writes fail over, the window just grows.
  */
 static void
-maybe_move(LDAP *ld, const struct cfg *c, const char *dn, const char *key)
+maybe_move(LDAP *ld, const struct cfg *c, const char *uid, const char *dn, const char *key)
 {
 	struct ustate st = { 0, { 0, 0, 0, 0, "" }, NULL, NULL, NULL };
 	struct err e;
 	int n;
 
-	if (!arch_due(dn))
+	if (!arch_due(dn) || !ldpool_is_home(ld, uid))
 		return;
 	memset(&e, 0, sizeof(e));
 	if ((n = arch_move(ld, c, dn, ARCH_HIGH, &e)) < 0)
@@ -518,7 +523,7 @@ take(LDAP *ld, const struct quota_req *q, const char *rid, long long amount,
 				usage_get(t.key, &st.u);
 			}
 			r->u = st.u;
-			maybe_move(ld, q->cfg, t.udn, t.key);
+			maybe_move(ld, q->cfg, q->uid, t.udn, t.key);
 			goto done;
 		case LDAP_TYPE_OR_VALUE_EXISTS:
 			/* the request id is there already */
@@ -759,7 +764,7 @@ quota_refund(LDAP *ld, const struct quota_req *q, const char *rid,
 			memset(e, 0, sizeof(*e));	/* it landed; a failed read-back is no error */
 			ret = 0;
 			r->u = st.u;
-			maybe_move(ld, q->cfg, t.udn, t.key);
+			maybe_move(ld, q->cfg, q->uid, t.udn, t.key);
 			goto done;
 		}
 		if (rc != LDAP_TYPE_OR_VALUE_EXISTS && rc != LDAP_NO_SUCH_ATTRIBUTE &&
@@ -911,7 +916,7 @@ quota_settle(LDAP *ld, const struct quota_req *q, const char *id, int release,
 			memset(e, 0, sizeof(*e));
 			r->u = st.u;
 			ret = 0;
-			maybe_move(ld, q->cfg, t.udn, t.key);
+			maybe_move(ld, q->cfg, q->uid, t.udn, t.key);
 			goto done;
 		}
 		if (rc != LDAP_NO_SUCH_ATTRIBUTE) {
@@ -984,7 +989,7 @@ quota_credit(LDAP *ld, const struct quota_req *q, const char *rid,
 			memset(e, 0, sizeof(*e));
 			r->u = st.u;
 			ret = 0;
-			maybe_move(ld, q->cfg, t.udn, t.key);
+			maybe_move(ld, q->cfg, q->uid, t.udn, t.key);
 			goto done;
 		}
 		if (rc == LDAP_TYPE_OR_VALUE_EXISTS)
