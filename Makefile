@@ -110,6 +110,7 @@ integration: $(PRIVD) $(PRIVCTL) $(PRIVCUPS) $(PAMMOD) $(INTEG_BIN) $(B)/bench/p
 	@PRIVD_BIN=$(PRIVD) tests/integration/directory.sh
 	@PRIVD_BIN=$(PRIVD) PRIVCTL_BIN=$(PRIVCTL) PRIVCUPS_BIN=$(PRIVCUPS) tests/integration/cups.sh
 	@PRIVD_BIN=$(PRIVD) PRIVCTL_BIN=$(PRIVCTL) PAMMOD=$(PAMMOD) tests/integration/pam.sh
+	@PRIVD_BIN=$(PRIVD) tests/integration/multi.sh
 	@tests/integration/install.sh
 
 # deps first, in its own make, so a fresh machine has the headers before compiling
@@ -174,6 +175,8 @@ install: all
 	install -m 644 doc/privd.yaml.5 doc/privd-import.5 $(DESTDIR)$(MANDIR)/man5/
 	install -m 644 doc/privd.8 doc/privd-cups.8 doc/pam_privd.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 644 schema/privd.schema schema/privd.ldif $(DESTDIR)$(DATADIR)/schema/
+	install -m 644 deploy/slapd-provider.conf deploy/slapd-consumer.conf \
+		deploy/slapd-multiprovider.conf $(DESTDIR)$(DATADIR)/
 	install -m 644 deploy/privd-cn-config.ldif deploy/privd-slapd.conf config/privd.yaml \
 		config/demo.yaml $(DESTDIR)$(DATADIR)/
 	install -m 644 README.md doc/model.md $(DESTDIR)$(DOCDIR)/

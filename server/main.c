@@ -44,7 +44,7 @@ usage(FILE *f)
 	    "  -c FILE        configuration (default /etc/privd/privd.yaml)\n"
 	    "  -l HOST:PORT   listen here instead of http.listen\n"
 	    "  -L URI         use this LDAP URI instead of ldap.uri\n"
-	    "  -W URI         send writes to this URI instead of ldap.write_uri\n"
+	    "  -W URIS        send writes here instead of ldap.write_uri (several: \"URI1 URI2\")\n"
 	    "  -d             debug logging\n");
 }
 

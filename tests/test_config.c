@@ -153,6 +153,29 @@ bad_types(void **state)
 	refused(BASE "privileges:\n  p: { type: counter }\n", 6, "unknown value 'counter'");
 }
 
+/* several providers: a list, kept in libldap's list form */
+static void
+write_providers(void **state)
+{
+	struct err e;
+	struct cfg *c;
+
+	(void)state;
+	c = parse(BASE "  write_uri: [ldap://p1.example.edu/, ldaps://p2.example.edu:636/]\n" PRIVS,
+	    &e);
+	assert_non_null(c);
+	assert_string_equal(c->write_uri, "ldap://p1.example.edu/ ldaps://p2.example.edu:636/");
+	cfg_free(c);
+	c = parse(BASE "  write_uri: ldap://p1.example.edu/\n" PRIVS, &e);
+	assert_non_null(c);
+	assert_string_equal(c->write_uri, "ldap://p1.example.edu/");
+	cfg_free(c);
+	refused(BASE "  write_uri: [ldap://p1/, http://p2/]\n" PRIVS, 5, "each provider must be one");
+	refused(BASE "  write_uri: []\n" PRIVS, 5, "give 1 to 8 providers");
+	refused(BASE "  write_uri: [ldap://a/, ldap://b/, ldap://c/, ldap://d/, ldap://e/, "
+	    "ldap://f/, ldap://g/, ldap://h/, ldap://i/]\n" PRIVS, 5, "give 1 to 8 providers");
+}
+
 static void
 missing_values(void **state)
 {
@@ -242,6 +265,7 @@ main(void)
 		cmocka_unit_test(defaults),
 		cmocka_unit_test(unknown_keys),
 		cmocka_unit_test(bad_types),
+		cmocka_unit_test(write_providers),
 		cmocka_unit_test(missing_values),
 		cmocka_unit_test(inconsistent_values),
 		cmocka_unit_test(bad_keys),

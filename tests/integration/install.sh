@@ -15,7 +15,8 @@ make --no-print-directory install DESTDIR="$dir/root" PREFIX=/usr/local > "$dir/
 for f in sbin/privd bin/privctl share/man/man8/privd.8 share/man/man1/privctl.1 \
     share/man/man5/privd.yaml.5 share/man/man5/privd-import.5 share/privd/schema/privd.ldif \
     share/privd/schema/privd.schema share/privd/privd-cn-config.ldif share/privd/privd-slapd.conf \
-    share/privd/privd.yaml lib/systemd/system/privd.service lib/sysusers.d/privd.conf \
+    share/privd/privd.yaml share/privd/slapd-provider.conf share/privd/slapd-consumer.conf \
+    share/privd/slapd-multiprovider.conf lib/systemd/system/privd.service lib/sysusers.d/privd.conf \
     share/doc/privd/README.md share/doc/privd/DEPLOY.md share/doc/privd/model.md \
     share/man/man8/privd-cups.8 share/doc/privd/CUPS.md share/privd/cups.yaml lib/cups/backend/privd \
     share/man/man8/pam_privd.8 share/doc/privd/PAM.md share/privd/pam.yaml share/privd/sshd \
@@ -55,9 +56,19 @@ cmp -s deploy/privd-cn-config.ldif "$dir/privd-cn-config.ldif" &&
 	{ cp "$dir/privd-cn-config.ldif" "$dir/privd-slapd.conf" deploy/;
 	  fail "deploy/privd-cn-config.ldif or privd-slapd.conf is not what privd prints: run deploy/mkdirconf.sh"; }
 grep '^index ' deploy/privd-slapd.conf > "$dir/indexes"
-for conf in deploy/slapd-provider.conf deploy/slapd-consumer.conf deploy/slapd-dev.sh; do
+for conf in deploy/slapd-provider.conf deploy/slapd-consumer.conf deploy/slapd-multiprovider.conf \
+    deploy/slapd-dev.sh; do
 	while read -r line; do
 		grep -qx "$line" "$conf" || fail "$conf lacks '$line' (the list in server/dirconf.c)"
 	done < "$dir/indexes"
+done
+# the slapd examples load: slaptest, with this test's paths for theirs
+for conf in deploy/slapd-provider.conf deploy/slapd-consumer.conf deploy/slapd-multiprovider.conf; do
+	mkdir -p "$dir/slt/db/accesslog"
+	sed -e "s|/var/lib/ldap|$dir/slt/db|; s|/run/slapd|$dir/slt|" -e '/^TLS/d' \
+	    -e "s|include /etc/ldap/schema/privd.schema|include $top/schema/privd.schema|" \
+	    "$conf" > "$dir/slt.conf"
+	/usr/sbin/slapd -T test -u -f "$dir/slt.conf" > "$dir/slt.log" 2>&1 ||
+		fail "$conf does not load: $(tail -3 "$dir/slt.log")"
 done
 echo "install.sh: make install put $(find "$dir/root" -type f | wc -l) files where deploy/README.md says; the unit verifies; one index list"
