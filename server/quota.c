@@ -1054,19 +1054,30 @@ quota_expire(LDAP *ld, const struct cfg *c, time_t now, int max, struct err *e)
 		for (i = 0; holds && holds[i] && n < max; i++) {
 			char key[USAGE_KEY_MAX];
 			struct ustate st = { 0, { 0, 0, 0, 0, "" }, NULL, NULL, NULL };
+			struct err he;
+			LDAP *w = ld;
 
 			if (sscanf(holds[i], "%128s %lld %31s", hid, &h, exp) != 3 ||
 			    strcmp(exp, gt) > 0)
 				continue;
-			rc = settle(ld, dn, hid, holds[i], "expire", h, 0, "privd", now, NULL);
+			/* with several providers, through the account's home one,
+			 * where its commit would go: the two cannot then both land */
+			memset(&he, 0, sizeof(he));
+			if (!ldpool_is_home(ld, uid) && ldpool_get_home(uid, &w, &he) != 0) {
+				log_warn("quota: expired hold %s of %s waits: %s", hid, dn, he.msg);
+				continue;
+			}
+			rc = settle(w, dn, hid, holds[i], "expire", h, 0, "privd", now, NULL);
 			if (rc == LDAP_SUCCESS) {
 				n++;
 				snprintf(key, sizeof(key), "%s/%s", uid, name);
 				log_info("quota: hold %s of %s expired: released %lld", hid, key, h);
-				read_state(ld, c, dn, key, 0, &st, e);
+				read_state(w, c, dn, key, 0, &st, e);
 			} else if (rc != LDAP_NO_SUCH_ATTRIBUTE)
 				log_warn("quota: cannot release expired hold %s of %s: %s", hid, dn,
 				    ldap_err2string(rc));
+			if (w != ld)
+				ldpool_put(w, rc != LDAP_SUCCESS && rc != LDAP_NO_SUCH_ATTRIBUTE);
 		}
 		strv_free(holds);
 		ldap_memfree(dn);

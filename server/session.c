@@ -17,6 +17,7 @@
 
 #include "dn.h"
 #include "ldapconn.h"
+#include "ldpool.h"
 #include "log.h"
 #include "session.h"
 #include "strv.h"
@@ -508,10 +509,23 @@ session_expire(LDAP *ld, const struct cfg *c, time_t now, int max, struct err *e
 		struct sstate st = { 1, { 0, 0, 0, 0, "" }, NULL };
 		size_t i, k = v ? (size_t)ldap_count_values_len(v) : 0;
 
+		char uid[DN_VAL_MAX], name[DN_VAL_MAX];
+		struct err he;
+		LDAP *w = ld;
+
+		memset(&he, 0, sizeof(he));
 		if ((dn = ldap_get_dn(ld, m)) != NULL && (st.vals = calloc(k + 1, sizeof(char *))) != NULL) {
 			for (i = 0; i < k; i++)
 				st.vals[i] = strndup(v[i]->bv_val, v[i]->bv_len);
-			n += reap(ld, dn, &st, now, "");
+			/* with several providers, through the account's home one */
+			if (dn_usage(dn, root, uid, name) == 0 && !ldpool_is_home(ld, uid) &&
+			    ldpool_get_home(uid, &w, &he) != 0)
+				log_warn("session: expired sessions of %s wait: %s", uid, he.msg);
+			else {
+				n += reap(w, dn, &st, now, "");
+				if (w != ld)
+					ldpool_put(w, 0);
+			}
 		}
 		strv_free(st.vals);
 		ldap_value_free_len(v);
