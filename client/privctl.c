@@ -29,8 +29,9 @@ struct cmd {
 	int min, max;		/* operands */
 };
 
-static int json_out, dry_run, force, abort_import;
-static const char *period, *reason, *end_session, *session_priv;
+static int json_out, dry_run, force, abort_import, csv_out;
+static const char *period, *reason, *end_session, *session_priv, *report_by, *report_under;
+static const char *report_depth, *report_top;
 
 static const struct cmd cmds[];
 
@@ -780,6 +781,88 @@ cmd_export(struct rest *r, int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* A bar of width cells for share (0..1), in eighths of a block. */
+static void
+bar(double share, int width)
+{
+	static const char *eighths[] = { "", "\u258f", "\u258e", "\u258d", "\u258c", "\u258b",
+	    "\u258a", "\u2589" };
+	int e = (int)(share * width * 8 + 0.5), i;
+
+	if (e > width * 8)
+		e = width * 8;
+	for (i = 0; i < e / 8; i++)
+		fputs("\u2588", stdout);
+	fputs(eighths[e % 8], stdout);
+}
+
+static int
+cmd_report(struct rest *r, int argc, char **argv)
+{
+	char path[1024];
+	char *p = esc(argv[0]), *by = report_by ? esc(report_by) : NULL;
+	char *under = report_under ? esc(report_under) : NULL, *per = period ? esc(period) : NULL;
+	json_t *j, *e;
+	size_t i;
+	int rc;
+
+	(void)argc;
+	snprintf(path, sizeof(path), "/v1/reports/usage?privilege=%s%s%s%s%s%s%s%s%s%s%s%s", p,
+	    by ? "&by=" : "", by ? by : "", report_depth ? "&depth=" : "",
+	    report_depth ? report_depth : "", under ? "&under=" : "", under ? under : "",
+	    per ? "&period=" : "", per ? per : "", report_top ? "&top=" : "",
+	    report_top ? report_top : "", csv_out ? "&format=csv" : "");
+	free(p);
+	free(by);
+	free(under);
+	free(per);
+	if (csv_out) {
+		if ((rc = rest_call(r, "GET", path, NULL, NULL, 0)) != 0 ||
+		    (rc = rest_fail(r, "report")) != 0)
+			return rc;
+		fwrite(r->body, 1, r->len, stdout);
+		return EXIT_OK;
+	}
+	if ((j = get(r, path, "report", &rc)) == NULL)
+		return rc;
+	if (json_out) {
+		fputs(r->body, stdout);
+		json_decref(j);
+		return EXIT_OK;
+	}
+	printf("%s by %s, period %s: %lld used by %lld accounts\n", argv[0],
+	    json_string_value(json_object_get(j, "by")),
+	    json_string_value(json_object_get(j, "period")),
+	    (long long)json_integer_value(json_object_get(j, "used")),
+	    (long long)json_integer_value(json_object_get(j, "accounts")));
+	/* 80 columns: 24 + 1 + 8 + 1 + 9 + 1 + 9 + 1 + 6 + 1 + 19 */
+	printf("%-24s %8s %9s %9s %6s %s\n", "NODE", "ACCOUNTS", "USED", "LIMIT", "SHARE", "");
+	json_array_foreach(json_object_get(j, "rows"), i, e) {
+		const char *node = json_string_value(json_object_get(e, "path"));
+		double share = json_real_value(json_object_get(e, "share"));
+
+		printf("%-24.24s %8lld %9lld %9lld %5.1f%% ", node && *node ? node : "/",
+		    (long long)json_integer_value(json_object_get(e, "accounts")),
+		    (long long)json_integer_value(json_object_get(e, "used")),
+		    (long long)json_integer_value(json_object_get(e, "limit")), share * 100);
+		bar(share, 19);
+		putchar('\n');
+	}
+	if (json_integer_value(json_object_get(j, "multi_node_accounts")) > 0)
+		printf("%lld accounts have memberships in several rows and count once in each.\n",
+		    (long long)json_integer_value(json_object_get(j, "multi_node_accounts")));
+	if (json_array_size(json_object_get(j, "top")) > 0) {
+		printf("heaviest accounts:\n");
+		json_array_foreach(json_object_get(j, "top"), i, e)
+			printf("  %-24.24s %9lld of %lld\n",
+			    json_string_value(json_object_get(e, "account")),
+			    (long long)json_integer_value(json_object_get(e, "used")),
+			    (long long)json_integer_value(json_object_get(e, "limit")));
+	}
+	json_decref(j);
+	return EXIT_OK;
+}
+
 static const struct cmd cmds[] = {
 	{ "tree", "reasons|organisations",
 	  "Draws the tree with each node's member and grant counts.", cmd_tree, 1, 1 },
@@ -820,6 +903,12 @@ static const struct cmd cmds[] = {
 	{ "credit", "ACCOUNT PRIV N [--reason TEXT] [--period P]",
 	  "Adds N to the account's limit for the current (or a named) period.",
 	  cmd_credit, 3, 3 },
+	{ "report", "QUOTA [--by organisation|reason] [--depth N] [--under PATH] [--period P]\n"
+	  "               [--top N] [--csv] [--json]",
+	  "Usage of QUOTA summed per node of a tree (default: the organisation tree,\n"
+	  "its top nodes), with a bar per row; --top N lists the heaviest accounts.\n"
+	  "An account with memberships in several rows counts once in each.",
+	  cmd_report, 1, 1 },
 	{ "import", "FILE.yaml [--dry-run] | --abort ID",
 	  "Makes the directory match the file (man privd-import). With --dry-run, prints\n"
 	  "what would change and changes nothing. An interrupted import (privd or\n"
@@ -864,6 +953,11 @@ main(int argc, char **argv)
 		{ "reason", required_argument, NULL, 'r' },
 		{ "end", required_argument, NULL, 'E' },
 		{ "privilege", required_argument, NULL, 'P' },
+		{ "by", required_argument, NULL, 'b' },
+		{ "depth", required_argument, NULL, 'D' },
+		{ "under", required_argument, NULL, 'w' },
+		{ "top", required_argument, NULL, 't' },
+		{ "csv", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -887,6 +981,11 @@ main(int argc, char **argv)
 		case 'r': reason = optarg; break;
 		case 'E': end_session = optarg; break;
 		case 'P': session_priv = optarg; break;
+		case 'b': report_by = optarg; break;
+		case 'D': report_depth = optarg; break;
+		case 'w': report_under = optarg; break;
+		case 't': report_top = optarg; break;
+		case 'c': csv_out = 1; break;
 		case 'h': help = 1; break;
 		case 'V': printf("privctl %s\n", PRIVCTL_VERSION); conf_free(&cf); return EXIT_OK;
 		default: usage(stderr); conf_free(&cf); return EXIT_USAGE;

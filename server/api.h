@@ -46,5 +46,6 @@ enum MHD_Result api_import_abort(struct req *r);
 enum MHD_Result api_export(struct req *r);
 enum MHD_Result api_tree(struct req *r);
 enum MHD_Result api_who(struct req *r);
+enum MHD_Result api_report_usage(struct req *r);
 
 #endif

@@ -1,10 +1,15 @@
-/* api_model.c - reading the model: export, the trees with counts, and who has a privilege. */
+/* api_model.c - reading the model: export, the trees with counts, who has a privilege, usage reports. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api.h"
 #include "export.h"
 #include "path.h"
+#include "period.h"
+#include "quota.h"
+#include "report.h"
 #include "resolve.h"
 #include "snapshot.h"
 #include "strmap.h"
@@ -196,4 +201,170 @@ api_who(struct req *r)
 	if (o != NULL && value)
 		json_object_set_new(o, "value", json_string(value));
 	return http_json(r, 200, o);
+}
+
+/* A growing text for the CSV answer. */
+struct strbuf_csv {
+	char *p;
+	size_t len, cap;
+	int failed;
+};
+
+static void __attribute__((format(printf, 2, 3)))
+csv_printf(struct strbuf_csv *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (b->failed)
+		return;
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->failed = 1;
+			return;
+		}
+		if ((size_t)n < b->cap - b->len) {
+			b->len += (size_t)n;
+			return;
+		}
+		{
+			size_t nc = (b->cap + (size_t)n + 1) * 2;
+			char *np = realloc(b->p, nc);
+
+			if (np == NULL) {
+				b->failed = 1;
+				return;
+			}
+			b->p = np;
+			b->cap = nc;
+		}
+	}
+}
+
+/* One CSV field: quoted when it holds a comma, a quote or a line break. */
+static void
+csv_field(struct strbuf_csv *b, const char *s)
+{
+	const char *q;
+
+	if (strpbrk(s, ",\"\r\n") == NULL) {
+		csv_printf(b, "%s", s);
+		return;
+	}
+	csv_printf(b, "\"");
+	for (q = s; *q; q++)
+		csv_printf(b, *q == '"' ? "\"\"" : "%c", *q);
+	csv_printf(b, "\"");
+}
+
+static double
+share_of(long long part, long long whole)
+{
+	return whole > 0 ? (double)part / (double)whole : 0.0;
+}
+
+enum MHD_Result
+api_report_usage(struct req *r)
+{
+	const char *name = http_query(r, "privilege"), *by = http_query(r, "by");
+	const char *ds = http_query(r, "depth"), *under = http_query(r, "under");
+	const char *ps = http_query(r, "period"), *ts = http_query(r, "top");
+	const char *fmt = http_query(r, "format");
+	const char *accept = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Accept");
+	struct report_opts o;
+	struct report rep;
+	char period[PERIOD_KEY_MAX], *end;
+	const struct snap *s;
+	enum MHD_Result ret;
+	struct err e;
+	size_t i;
+	int t, csv;
+	json_t *out, *rows, *top;
+
+	memset(&o, 0, sizeof(o));
+	memset(&e, 0, sizeof(e));
+	o.depth = 1;
+	if (name == NULL || *name == '\0')
+		return http_error(r, 400, "bad_request", "privilege",
+		    "the query parameter privilege is required");
+	if ((o.priv = cfg_priv_find(r->cfg, name)) < 0 || r->cfg->privs[o.priv].type != PRIV_QUOTA)
+		return http_error(r, 404, "unknown_quota", "privilege", "no quota '%.64s' is declared",
+		    name);
+	if (by != NULL && strcmp(by, "organisation") != 0 && strcmp(by, "reason") != 0)
+		return http_error(r, 400, "bad_request", "by", "by must be organisation or reason");
+	o.by_reason = by != NULL && strcmp(by, "reason") == 0;
+	if (ds != NULL && ((o.depth = (int)strtol(ds, &end, 10)) < 0 || o.depth > PATH_DEPTH_MAX ||
+	    *end || !*ds))
+		return http_error(r, 400, "bad_request", "depth",
+		    "depth must be from 0 (whole paths) to %d", PATH_DEPTH_MAX);
+	if (under != NULL && *under && path_check(under, "under", &e) != 0)
+		return http_error(r, 400, "bad_request", "under", "%s", e.msg);
+	o.under = under;
+	if (ts != NULL && ((o.top = (size_t)strtoul(ts, &end, 10)) > 1000 || *end || !*ts ||
+	    *ts == '-'))
+		return http_error(r, 400, "bad_request", "top", "top must be from 0 to 1000");
+	if (fmt != NULL && strcmp(fmt, "csv") != 0 && strcmp(fmt, "json") != 0)
+		return http_error(r, 400, "bad_request", "format", "format must be csv or json");
+	csv = fmt ? strcmp(fmt, "csv") == 0 : accept != NULL && strstr(accept, "text/csv") != NULL;
+	if (ps != NULL) {
+		if (!quota_period_ok(r->cfg, r->cfg->privs[o.priv].period, ps))
+			return http_error(r, 400, "bad_request", "period", "period must name a %s period",
+			    cfg_period_name(r->cfg->privs[o.priv].period));
+		snprintf(period, sizeof(period), "%s", ps);
+	} else if (period_key(r->cfg, r->cfg->privs[o.priv].period, period_now(), period, &e) != 0)
+		return http_error(r, 409, "no_period", "period", "%s", e.msg);
+	o.period = period;
+	if ((s = enter(r, &t, &ret)) == NULL)
+		return ret;
+	if (report_usage(s, &o, &rep, &e) != 0) {
+		snap_leave(t);
+		return http_err(r, &e, "internal");
+	}
+	if (csv) {
+		struct strbuf_csv b = { NULL, 0, 0, 0 };
+
+		csv_printf(&b, "path,accounts,used,limit,credit,held,share\r\n");
+		for (i = 0; i < rep.nrows; i++) {
+			const struct report_row *w = &rep.rows[i];
+
+			csv_field(&b, *w->path ? w->path : "/");
+			csv_printf(&b, ",%zu,%lld,%lld,%lld,%lld,%.4f\r\n", w->accounts, w->used,
+			    w->limit, w->credit, w->held, share_of(w->used, rep.used));
+		}
+		report_free(&rep);
+		snap_leave(t);
+		if (b.failed) {
+			free(b.p);
+			return http_error(r, 500, "internal", NULL, "out of memory");
+		}
+		return http_text(r, 200, "text/csv; charset=utf-8", b.p);
+	}
+	rows = json_array();
+	top = json_array();
+	for (i = 0; rows && i < rep.nrows; i++) {
+		const struct report_row *w = &rep.rows[i];
+
+		json_array_append_new(rows, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:f}",
+		    "path", w->path, "accounts", (json_int_t)w->accounts, "used", (json_int_t)w->used,
+		    "limit", (json_int_t)w->limit, "credit", (json_int_t)w->credit,
+		    "held", (json_int_t)w->held, "share", share_of(w->used, rep.used)));
+	}
+	for (i = 0; top && i < rep.ntop; i++)
+		json_array_append_new(top, json_pack("{s:s, s:I, s:I, s:I}", "account",
+		    rep.top[i].uid, "used", (json_int_t)rep.top[i].used,
+		    "limit", (json_int_t)rep.top[i].limit, "credit", (json_int_t)rep.top[i].credit));
+	out = json_pack("{s:s, s:s, s:s, s:i, s:s?, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:o, s:o}",
+	    "privilege", name, "period", period, "by", o.by_reason ? "reason" : "organisation",
+	    "depth", o.depth, "under", under, "accounts", (json_int_t)rep.accounts,
+	    "used", (json_int_t)rep.used, "limit", (json_int_t)rep.limit,
+	    "credit", (json_int_t)rep.credit, "held", (json_int_t)rep.held,
+	    "multi_node_accounts", (json_int_t)rep.multi,
+	    "note", "an account with memberships in several rows counts once in each; "
+	    "the totals count it once", "rows", rows, "top", top);
+	report_free(&rep);
+	snap_leave(t);
+	return http_json(r, 200, out);
 }

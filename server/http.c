@@ -52,6 +52,7 @@ static const struct route routes[] = {
 	{ "GET", "/v1/export", SCOPE_ADMIN, api_export, "export", 0 },
 	{ "GET", "/v1/tree/*", SCOPE_READ, api_tree, "tree", 0 },
 	{ "GET", "/v1/who", SCOPE_READ, api_who, "who", 0 },
+	{ "GET", "/v1/reports/usage", SCOPE_ADMIN, api_report_usage, "report_usage", 0 },
 	{ "POST", "/v1/nodes/*", SCOPE_ADMIN, api_node_add, "node_add", 0 },
 	{ "DELETE", "/v1/nodes/*", SCOPE_ADMIN, api_node_delete, "node_delete", 1 },
 	{ "POST", "/v1/nodes/*/move", SCOPE_ADMIN, api_node_move, "node_move", 1 },

@@ -270,6 +270,89 @@ quota_credit_ledger(void **state)
 	has(err, "forbidden");
 }
 
+/* The sum of charges minus refunds in a ledger, as the API lists it. */
+static long long
+ledger_sum(const char *uid)
+{
+	char path[256];
+	json_t *j, *e;
+	long long sum = 0;
+	size_t i;
+
+	snprintf(path, sizeof(path), "/v1/accounts/%s/quotas/print.pages/ledger?limit=1000", uid);
+	j = it_get(path, 200);
+	json_array_foreach(json_object_get(j, "entries"), i, e) {
+		const char *k = json_string_value(json_object_get(e, "kind"));
+		long long a = json_integer_value(json_object_get(e, "amount"));
+
+		sum += strcmp(k, "charge") == 0 ? a : strcmp(k, "refund") == 0 ? -a : 0;
+	}
+	json_decref(j);
+	return sum;
+}
+
+static void
+report_sums_ledgers(void **state)
+{
+	static const char *const who[] = { "jdoe", "bchen", "asmith", "mwhite", "kpatel" };
+	char body[128], line[512], csvpath[256];
+	long long ledgers = 0, rows = 0;
+	size_t i;
+	json_t *j;
+	FILE *f;
+
+	(void)state;
+	for (i = 0; i < 5; i++) {
+		snprintf(body, sizeof(body), "{\"request_id\":\"rep-%zu\",\"amount\":%zu}", i,
+		    3 * i + 2);
+		snprintf(line, sizeof(line), "/v1/accounts/%s/quotas/print.pages/charges", who[i]);
+		json_decref(it_call("POST", line, CHARGE_KEY, body, 201));
+	}
+	j = it_call("GET", "/v1/reports/usage?privilege=print.pages&depth=0", ADMIN_KEY, NULL, 200);
+	for (i = 0; i < 9; i++) {
+		static const char *const all[] = { "jdoe", "mwhite", "bchen", "kpatel", "rlee",
+		    "tnguyen", "lgarcia", "vguest", "asmith" };
+
+		ledgers += ledger_sum(all[i]);
+	}
+	/* the totals count each account once: they are the ledgers' sum */
+	assert_int_equal(json_integer_value(json_object_get(j, "used")), ledgers);
+	assert_int_equal(json_integer_value(json_object_get(j, "accounts")), 9);
+	json_decref(j);
+	/* a read key may not; a bad depth names the field */
+	json_decref(it_call("GET", "/v1/reports/usage?privilege=print.pages", READ_KEY, NULL, 403));
+	j = it_call("GET", "/v1/reports/usage?privilege=print.pages&depth=x", ADMIN_KEY, NULL, 400);
+	assert_string_equal(json_string_value(json_object_get(j, "field")), "depth");
+	json_decref(j);
+	json_decref(it_call("GET", "/v1/reports/usage?privilege=print.colour", ADMIN_KEY, NULL, 404));
+
+	assert_int_equal(privctl("report print.pages --by organisation --depth 2"), 0);
+	has(out, "engineering/cse");
+	has(out, "\u2588");	/* a bar */
+	fits_80(out);
+	assert_int_equal(privctl("report print.pages --by reason --top 3"), 0);
+	has(out, "heaviest accounts:");
+	has(out, "mwhite");
+	/* CSV a CSV reader takes: its rows' used add up to the ledgers of the
+	 * accounts below engineering/cse (under cuts, depth 0 keeps whole paths) */
+	assert_int_equal(privctl("report print.pages --under engineering/cse --depth 0 --csv"), 0);
+	snprintf(csvpath, sizeof(csvpath), "%s/report.csv", it_dir);
+	assert_non_null(f = fopen(csvpath, "w"));
+	fputs(out, f);
+	fclose(f);
+	snprintf(line, sizeof(line), "python3 -c 'import csv,sys; r=list(csv.DictReader(open(\"%s\")));"
+	    " assert r and all(set(x) == {\"path\",\"accounts\",\"used\",\"limit\",\"credit\","
+	    "\"held\",\"share\"} for x in r), r; print(sum(int(x[\"used\"]) for x in r))'", csvpath);
+	assert_non_null(f = popen(line, "r"));
+	assert_non_null(fgets(body, sizeof(body), f));
+	assert_int_equal(pclose(f), 0);
+	rows = atoll(body);
+	/* below engineering/cse: everyone here but mwhite (engineering) and
+	 * asmith's science membership; bchen, a student in one course and a
+	 * tutor in another, counts in both rows */
+	assert_int_equal(rows, ledgers - ledger_sum("mwhite") + ledger_sum("bchen"));
+}
+
 static void
 exit_codes_and_help(void **state)
 {
@@ -307,6 +390,7 @@ main(void)
 		cmocka_unit_test(nodes_mkdir_mv_rmdir),
 		cmocka_unit_test(show_explain_who),
 		cmocka_unit_test(quota_credit_ledger),
+		cmocka_unit_test(report_sums_ledgers),
 		cmocka_unit_test(exit_codes_and_help),
 	};
 

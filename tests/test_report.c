@@ -1,0 +1,164 @@
+/* test_report.c - usage reports: rows along either tree, depth and under, counting each account once per row. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fixture.h"
+#include "report.h"
+#include "usage.h"
+
+static struct snap *s;
+
+static int
+setup(void **state)
+{
+	const char *cells[] = { "student@|q=100", "staff@|q=1000", NULL };
+	const char *accts[] = {
+		"ann|student/undergrad@eng/cse/compeng",
+		"ben|student/undergrad@eng/cse/softeng",
+		"cat|staff/academic@eng",			/* the Head of School */
+		"dan|student/postgrad@sci",
+		/* two memberships: in two rows, once in the totals */
+		"eve|staff/academic@eng/cse|student/postgrad@sci/maths",
+		"fay|staff/academic@",			/* the whole organisation tree */
+		NULL };
+	const struct { const char *uid; long long used; } u[] = {
+		{ "ann", 10 }, { "ben", 20 }, { "cat", 30 }, { "dan", 40 }, { "eve", 50 }, { "fay", 5 } };
+	size_t i;
+
+	if (fx_setup(state) != 0 || (s = fx_snap(fx_config, NULL, NULL, cells, accts)) == NULL)
+		return -1;
+	usage_clear();
+	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		struct usage_val v = { u[i].used, 1, 0, 0, "20261204000000.000001Z#000000#000#000000" };
+		char key[USAGE_KEY_MAX];
+
+		usage_key(key, u[i].uid, "q", "all");
+		usage_put(key, &v);
+	}
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	snap_free(s);
+	usage_clear();
+	return fx_teardown(state);
+}
+
+static const struct report_row *
+find(const struct report *r, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < r->nrows; i++)
+		if (strcmp(r->rows[i].path, path) == 0)
+			return &r->rows[i];
+	fail_msg("no row '%s'", path);
+	return NULL;
+}
+
+static struct report
+run(int by_reason, int depth, const char *under, size_t top)
+{
+	struct report_opts o = { cfg_priv_find(fx_config, "q"), "all", by_reason, depth, under, top };
+	struct report r;
+	struct err e;
+
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(report_usage(s, &o, &r, &e), 0);
+	return r;
+}
+
+static void
+top_nodes_of_the_organisation_tree(void **state)
+{
+	struct report r = run(0, 1, NULL, 0);
+
+	(void)state;
+	/* "" (fay's empty side), eng, sci */
+	assert_int_equal(r.nrows, 3);
+	assert_int_equal(find(&r, "")->used, 5);
+	assert_int_equal(find(&r, "eng")->accounts, 4);	/* ann ben cat eve */
+	assert_int_equal(find(&r, "eng")->used, 10 + 20 + 30 + 50);
+	assert_int_equal(find(&r, "sci")->accounts, 2);	/* dan eve */
+	assert_int_equal(find(&r, "sci")->used, 90);
+	/* totals count eve once; she is the one account in two rows */
+	assert_int_equal(r.accounts, 6);
+	assert_int_equal(r.used, 155);
+	assert_int_equal(r.multi, 1);
+	assert_int_equal(r.credit, 6);
+	/* limits resolved per account: students 100, staff 1000, eve max */
+	assert_int_equal(find(&r, "eng")->limit, 100 + 100 + 1000 + 1000);
+	report_free(&r);
+}
+
+static void
+depth_cuts_and_internal_nodes_stay(void **state)
+{
+	struct report r = run(0, 2, NULL, 0);
+
+	(void)state;
+	/* cat sits at eng itself: a row of its own at depth 2 */
+	assert_int_equal(find(&r, "eng")->accounts, 1);
+	assert_int_equal(find(&r, "eng/cse")->accounts, 3);	/* ann ben eve */
+	assert_int_equal(find(&r, "sci/maths")->accounts, 1);
+	assert_int_equal(find(&r, "sci")->accounts, 1);
+	report_free(&r);
+	/* depth 0: whole paths */
+	r = run(0, 0, NULL, 0);
+	assert_int_equal(find(&r, "eng/cse/compeng")->used, 10);
+	report_free(&r);
+}
+
+static void
+under_keeps_one_subtree(void **state)
+{
+	struct report r = run(0, 3, "eng/cse", 0);
+
+	(void)state;
+	assert_int_equal(r.nrows, 3);	/* eng/cse (eve), compeng, softeng */
+	assert_int_equal(find(&r, "eng/cse")->used, 50);
+	assert_int_equal(find(&r, "eng/cse/compeng")->used, 10);
+	assert_int_equal(r.accounts, 3);
+	assert_int_equal(r.multi, 0);	/* eve's other membership is outside */
+	report_free(&r);
+	/* a prefix of a name is not a parent: "en" holds nothing */
+	r = run(0, 1, "en", 0);
+	assert_int_equal(r.nrows, 0);
+	report_free(&r);
+}
+
+static void
+the_reason_tree_and_the_heaviest(void **state)
+{
+	struct report r = run(1, 1, NULL, 2);
+
+	(void)state;
+	assert_int_equal(find(&r, "student")->accounts, 4);	/* ann ben dan eve */
+	assert_int_equal(find(&r, "staff")->accounts, 3);	/* cat eve fay */
+	assert_int_equal(r.ntop, 2);
+	assert_string_equal(r.top[0].uid, "eve");
+	assert_int_equal(r.top[0].used, 50);
+	assert_string_equal(r.top[1].uid, "dan");
+	report_free(&r);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(top_nodes_of_the_organisation_tree),
+		cmocka_unit_test(depth_cuts_and_internal_nodes_stay),
+		cmocka_unit_test(under_keeps_one_subtree),
+		cmocka_unit_test(the_reason_tree_and_the_heaviest),
+	};
+
+	return cmocka_run_group_tests_name("report", tests, setup, teardown);
+}
