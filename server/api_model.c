@@ -1,5 +1,4 @@
 /* api_model.c - reading the model: export, the trees with counts, who has a privilege, usage reports. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include "resolve.h"
 #include "snapshot.h"
 #include "strmap.h"
+#include "textbuf.h"
 
 static const struct snap *
 enter(struct req *r, int *t, enum MHD_Result *ret)
@@ -203,61 +203,20 @@ api_who(struct req *r)
 	return http_json(r, 200, o);
 }
 
-/* A growing text for the CSV answer. */
-struct strbuf_csv {
-	char *p;
-	size_t len, cap;
-	int failed;
-};
-
-static void __attribute__((format(printf, 2, 3)))
-csv_printf(struct strbuf_csv *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (b->failed)
-		return;
-	for (;;) {
-		va_start(ap, fmt);
-		n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			b->failed = 1;
-			return;
-		}
-		if ((size_t)n < b->cap - b->len) {
-			b->len += (size_t)n;
-			return;
-		}
-		{
-			size_t nc = (b->cap + (size_t)n + 1) * 2;
-			char *np = realloc(b->p, nc);
-
-			if (np == NULL) {
-				b->failed = 1;
-				return;
-			}
-			b->p = np;
-			b->cap = nc;
-		}
-	}
-}
-
 /* One CSV field: quoted when it holds a comma, a quote or a line break. */
 static void
-csv_field(struct strbuf_csv *b, const char *s)
+csv_field(struct textbuf *b, const char *s)
 {
 	const char *q;
 
 	if (strpbrk(s, ",\"\r\n") == NULL) {
-		csv_printf(b, "%s", s);
+		textbuf_add(b, "%s", s);
 		return;
 	}
-	csv_printf(b, "\"");
+	textbuf_add(b, "\"");
 	for (q = s; *q; q++)
-		csv_printf(b, *q == '"' ? "\"\"" : "%c", *q);
-	csv_printf(b, "\"");
+		textbuf_add(b, *q == '"' ? "\"\"" : "%c", *q);
+	textbuf_add(b, "\"");
 }
 
 static double
@@ -324,23 +283,22 @@ api_report_usage(struct req *r)
 		return http_err(r, &e, "internal");
 	}
 	if (csv) {
-		struct strbuf_csv b = { NULL, 0, 0, 0 };
+		struct textbuf b = { NULL, 0, 0, 0 };
+		char *text;
 
-		csv_printf(&b, "path,accounts,used,limit,credit,held,share\r\n");
+		textbuf_add(&b, "path,accounts,used,limit,credit,held,share\r\n");
 		for (i = 0; i < rep.nrows; i++) {
 			const struct report_row *w = &rep.rows[i];
 
 			csv_field(&b, *w->path ? w->path : "/");
-			csv_printf(&b, ",%zu,%lld,%lld,%lld,%lld,%.4f\r\n", w->accounts, w->used,
+			textbuf_add(&b, ",%zu,%lld,%lld,%lld,%lld,%.4f\r\n", w->accounts, w->used,
 			    w->limit, w->credit, w->held, share_of(w->used, rep.used));
 		}
 		report_free(&rep);
 		snap_leave(t);
-		if (b.failed) {
-			free(b.p);
+		if ((text = textbuf_take(&b)) == NULL)
 			return http_error(r, 500, "internal", NULL, "out of memory");
-		}
-		return http_text(r, 200, "text/csv; charset=utf-8", b.p);
+		return http_text(r, 200, "text/csv; charset=utf-8", text);
 	}
 	rows = json_array();
 	top = json_array();

@@ -55,36 +55,25 @@ api_readyz(struct req *r)
 	return http_json(r, ready ? 200 : 503, o);
 }
 
-/* Appends each write provider's counters to buf (a NUL-terminated string). */
+/* Appends one metric family with a sample per write provider to buf (a
+ * NUL-terminated string of size n): taken, or down. */
 static void
-providers(char *buf, size_t n)
+provider_family(char *buf, size_t n, const char *name, const char *help, const char *type,
+    int down_not_taken)
 {
 	size_t i, len = strlen(buf);
 
-	len += (size_t)snprintf(buf + len, n - len,
-	    "# HELP privd_ldap_writes_taken_total Write connections taken, by provider.\n"
-	    "# TYPE privd_ldap_writes_taken_total counter\n");
-	for (i = 0; i < ldpool_providers() && len < n; i++) {
-		unsigned long long taken;
-		const char *uri;
-		int down;
-
-		ldpool_provider(i, &uri, &taken, &down);
-		len += (size_t)snprintf(buf + len, n - len,
-		    "privd_ldap_writes_taken_total{provider=\"%s\"} %llu\n", uri, taken);
-	}
 	if (len < n)
-		len += (size_t)snprintf(buf + len, n - len,
-		    "# HELP privd_ldap_provider_down 1 while writes skip that provider.\n"
-		    "# TYPE privd_ldap_provider_down gauge\n");
+		len += (size_t)snprintf(buf + len, n - len, "# HELP %s %s\n# TYPE %s %s\n", name,
+		    help, name, type);
 	for (i = 0; i < ldpool_providers() && len < n; i++) {
 		unsigned long long taken;
 		const char *uri;
 		int down;
 
 		ldpool_provider(i, &uri, &taken, &down);
-		len += (size_t)snprintf(buf + len, n - len,
-		    "privd_ldap_provider_down{provider=\"%s\"} %d\n", uri, down);
+		len += (size_t)snprintf(buf + len, n - len, "%s{provider=\"%s\"} %llu\n", name, uri,
+		    down_not_taken ? (unsigned long long)down : taken);
 	}
 }
 
@@ -144,6 +133,9 @@ api_metrics(struct req *r)
 	    ps.open && ps.started ? (long long)(time(NULL) - ps.started) : 0LL, ps.stale,
 	    ubytes, uentries);
 	snap_leave(t);
-	providers(extra, sizeof(extra));
+	provider_family(extra, sizeof(extra), "privd_ldap_writes_taken_total",
+	    "Write connections taken, by provider.", "counter", 0);
+	provider_family(extra, sizeof(extra), "privd_ldap_provider_down",
+	    "1 while writes skip that provider.", "gauge", 1);
 	return http_text(r, 200, "text/plain; version=0.0.4", metrics_render(extra));
 }

@@ -1,11 +1,11 @@
 /* metrics.c - lock-free counters; the exposition reads them without stopping writers. */
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "metrics.h"
+#include "textbuf.h"
 
 static const int statuses[] = { 200, 201, 400, 401, 403, 404, 405, 409, 413, 429, 500, 503 };
 #define NSTATUS (sizeof(statuses) / sizeof(statuses[0]))
@@ -44,55 +44,15 @@ metrics_observe(int route, int status, double seconds)
 	atomic_fetch_add(&count, 1);
 }
 
-struct buf {
-	char *p;
-	size_t len, cap;
-	int failed;
-};
-
-static void __attribute__((format(printf, 2, 3)))
-add(struct buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (b->failed)
-		return;
-	for (;;) {
-		va_start(ap, fmt);
-		n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			b->failed = 1;
-			return;
-		}
-		if ((size_t)n < b->cap - b->len) {
-			b->len += n;
-			return;
-		}
-		char *np = realloc(b->p, b->cap * 2 + n);
-
-		if (np == NULL) {
-			b->failed = 1;
-			return;
-		}
-		b->p = np;
-		b->cap = b->cap * 2 + n;
-	}
-}
-
 char *
 metrics_render(const char *extra)
 {
-	struct buf b = { malloc(4096), 0, 4096, 0 };
+	struct textbuf b = { NULL, 0, 0, 0 };
 	unsigned long cum = 0;
 	size_t s, k;
 	int r;
 
-	if (b.p == NULL)
-		return NULL;
-	b.p[0] = '\0';
-	add(&b, "# HELP privd_http_requests_total HTTP requests answered, by route and status.\n"
+	textbuf_add(&b, "# HELP privd_http_requests_total HTTP requests answered, by route and status.\n"
 	    "# TYPE privd_http_requests_total counter\n");
 	for (r = 0; r < nroutes; r++)
 		for (s = 0; s <= NSTATUS; s++) {
@@ -105,27 +65,23 @@ metrics_render(const char *extra)
 				snprintf(code, sizeof(code), "%d", statuses[s]);
 			else
 				snprintf(code, sizeof(code), "other");
-			add(&b, "privd_http_requests_total{route=\"%s\",status=\"%s\"} %lu\n",
+			textbuf_add(&b, "privd_http_requests_total{route=\"%s\",status=\"%s\"} %lu\n",
 			    route_names[r], code, v);
 		}
-	add(&b, "# HELP privd_http_request_duration_seconds Time to answer a request.\n"
+	textbuf_add(&b, "# HELP privd_http_request_duration_seconds Time to answer a request.\n"
 	    "# TYPE privd_http_request_duration_seconds histogram\n");
 	for (k = 0; k <= NBUCKET; k++) {
 		cum += atomic_load(&hist[k]);
 		if (k < NBUCKET)
-			add(&b, "privd_http_request_duration_seconds_bucket{le=\"%g\"} %lu\n",
+			textbuf_add(&b, "privd_http_request_duration_seconds_bucket{le=\"%g\"} %lu\n",
 			    buckets[k], cum);
 		else
-			add(&b, "privd_http_request_duration_seconds_bucket{le=\"+Inf\"} %lu\n", cum);
+			textbuf_add(&b, "privd_http_request_duration_seconds_bucket{le=\"+Inf\"} %lu\n", cum);
 	}
-	add(&b, "privd_http_request_duration_seconds_sum %.6f\n",
+	textbuf_add(&b, "privd_http_request_duration_seconds_sum %.6f\n",
 	    atomic_load(&sum_usec) / 1e6);
-	add(&b, "privd_http_request_duration_seconds_count %lu\n", atomic_load(&count));
+	textbuf_add(&b, "privd_http_request_duration_seconds_count %lu\n", atomic_load(&count));
 	if (extra)
-		add(&b, "%s", extra);
-	if (b.failed) {
-		free(b.p);
-		return NULL;
-	}
-	return b.p;
+		textbuf_add(&b, "%s", extra);
+	return textbuf_take(&b);
 }

@@ -172,6 +172,19 @@ load(LDAP *ld, const struct cfg *c, const char *dn, const char *key, const char 
 	return 0;
 }
 
+/* Whether request id moved out into a committed segment of udn (of the
+ * first nseg): 1 yes, 0 no, -1 and e. */
+static int
+moved_out(LDAP *ld, const struct cfg *c, const char *udn, long long nseg, const char *id,
+    struct err *e)
+{
+	char **seen = NULL;
+	int rc = arch_load(ld, c, udn, nseg, id, &seen, e);
+
+	strv_free(seen);
+	return rc;
+}
+
 /*
  * After a write landed: every ARCH_EVERY writes, look at the window and
  * move what is settled (archive.h). A failed move is logged, not returned:
@@ -449,7 +462,7 @@ take(LDAP *ld, const struct quota_req *q, const char *rid, long long amount,
 	struct target t = { NULL, "", "" };
 	struct ustate st = { 0, { 0, 0, 0, 0, "" }, NULL, NULL, NULL };
 	struct wop o;
-	char *rec = NULL, *segs = NULL, exp_gt[32] = "", **seen = NULL;
+	char *rec = NULL, *segs = NULL, exp_gt[32] = "";
 	int attempt, rc, ret = -1;
 	long long credit, nseg, n = amount;
 
@@ -473,9 +486,7 @@ take(LDAP *ld, const struct quota_req *q, const char *rid, long long amount,
 		rec = segs = NULL;
 		/* an id that moved into a segment is a replay; the write below
 		 * asserts the segments are still those looked at */
-		strv_free(seen);
-		seen = NULL;
-		if ((rc = arch_load(ld, q->cfg, t.udn, nseg, rid, &seen, e)) < 0)
+		if ((rc = moved_out(ld, q->cfg, t.udn, nseg, rid, e)) < 0)
 			goto done;
 		if (rc == 1)
 			goto replayed;
@@ -576,7 +587,6 @@ done:
 	wop_free(&o);
 	free(rec);
 	free(segs);
-	strv_free(seen);
 	ustate_free(&st);
 	free(t.udn);
 	return ret;
@@ -943,7 +953,7 @@ quota_credit(LDAP *ld, const struct quota_req *q, const char *rid,
 	struct target t = { NULL, "", "" };
 	struct ustate st = { 0, { 0, 0, 0, 0, "" }, NULL, NULL, NULL };
 	struct wop o;
-	char *meta = NULL, *rec = NULL, **seen = NULL;
+	char *meta = NULL, *rec = NULL;
 	int attempt, rc, ret = -1;
 	long long nseg;
 
@@ -966,9 +976,7 @@ quota_credit(LDAP *ld, const struct quota_req *q, const char *rid,
 	for (attempt = 0; attempt < TRIES; attempt++) {
 		wop_free(&o);
 		free(rec);
-		strv_free(seen);
-		seen = NULL;
-		if ((rc = arch_load(ld, q->cfg, t.udn, nseg, rid, &seen, e)) < 0)
+		if ((rc = moved_out(ld, q->cfg, t.udn, nseg, rid, e)) < 0)
 			goto done;
 		if (rc == 1)
 			goto replayed;
@@ -1021,7 +1029,6 @@ done:
 	wop_free(&o);
 	free(rec);
 	free(meta);
-	strv_free(seen);
 	ustate_free(&st);
 	free(t.udn);
 	return ret;

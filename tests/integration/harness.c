@@ -285,3 +285,19 @@ it_group_teardown(void **state)
 	return 0;
 }
 
+json_int_t
+it_num(json_t *j, const char *k)
+{
+	json_t *v = json_object_get(j, k);
+
+	if (!json_is_integer(v))
+		fail_msg("no integer '%s' in the answer", k);
+	return json_integer_value(v);
+}
+
+void
+it_check_ledger(void)
+{
+	it_sh("%s -c config/dev.yaml -L ldap://127.0.0.1:%d/ --check-ledger >&2",
+	    getenv("PRIVD_BIN") ? getenv("PRIVD_BIN") : "server/privd", it_ldap_port);
+}

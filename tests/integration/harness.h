@@ -37,6 +37,10 @@ long it_now_ms(void);
 json_int_t it_limit_of(const char *uid, const char *priv);
 /* A number field of a read (with the read key) that must answer 200. */
 json_int_t it_number(const char *path, const char *field);
+/* The integer field k of j; the test fails when there is none. */
+json_int_t it_num(json_t *j, const char *k);
+/* Runs privd --check-ledger against this run's slapd; the test fails unless it passes. */
+void it_check_ledger(void);
 /* Polls until fn() is true or ms pass: the milliseconds it took, or -1. */
 long it_within(long ms, int (*fn)(void));
 int it_allowed(const char *path);

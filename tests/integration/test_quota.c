@@ -72,16 +72,6 @@ post(const char *uid, const char *tail, const char *key, json_t **out,
 	return status;
 }
 
-static json_int_t
-num(json_t *j, const char *k)
-{
-	json_t *v = json_object_get(j, k);
-
-	if (!json_is_integer(v))
-		fail_msg("no integer '%s' in the answer", k);
-	return json_integer_value(v);
-}
-
 static const char *
 str(json_t *j, const char *k)
 {
@@ -95,7 +85,7 @@ static json_int_t
 used_of(const char *uid)
 {
 	json_t *j = it_get(path(uid, ""), 200);
-	json_int_t n = num(j, "used");
+	json_int_t n = it_num(j, "used");
 
 	json_decref(j);
 	return n;
@@ -111,16 +101,9 @@ ledger_total(const char *uid, const char *period)
 	snprintf(p, sizeof(p), Q "/ledger%s%s", uid, period ? "?period=" : "",
 	    period ? period : "");
 	j = it_get(p, 200);
-	n = num(j, "total");
+	n = it_num(j, "total");
 	json_decref(j);
 	return n;
-}
-
-static void
-check_ledger(void)
-{
-	it_sh("%s -c config/dev.yaml -L ldap://127.0.0.1:%d/ --check-ledger >&2",
-	    getenv("PRIVD_BIN") ? getenv("PRIVD_BIN") : "server/privd", it_ldap_port);
 }
 
 /* A charge from a thread: never fails the test (cmocka cannot from here). */
@@ -221,7 +204,7 @@ parallel_charges_stop_at_the_limit(void **state)
 	assert_int_equal(replayed, 150);
 	assert_int_equal(used_of("racer"), 150);
 	assert_int_equal(ledger_total("racer", NULL), 150);
-	check_ledger();
+	it_check_ledger();
 }
 
 static void
@@ -232,22 +215,22 @@ charge_answers_and_replays(void **state)
 	(void)state;
 	assert_int_equal(post("refunder", "/charges", CHARGE_KEY, &j,
 	    "{\"request_id\":\"job-1\",\"amount\":30,\"metadata\":{\"printer\":\"eng-laser\"}}"), 201);
-	assert_int_equal(num(j, "charged"), 30);
-	assert_int_equal(num(j, "used"), 30);
-	assert_int_equal(num(j, "limit"), 100);
-	assert_int_equal(num(j, "remaining"), 70);
+	assert_int_equal(it_num(j, "charged"), 30);
+	assert_int_equal(it_num(j, "used"), 30);
+	assert_int_equal(it_num(j, "limit"), 100);
+	assert_int_equal(it_num(j, "remaining"), 70);
 	assert_true(strlen(str(j, "period")) > 0);
 	json_decref(j);
 	/* read-your-writes: a read right after the answer shows it */
 	assert_int_equal(used_of("refunder"), 30);
 	j = it_get("/v1/accounts/refunder/privileges", 200);
-	assert_int_equal(num(json_object_get(json_object_get(j, "privileges"), "print.pages"),
+	assert_int_equal(it_num(json_object_get(json_object_get(j, "privileges"), "print.pages"),
 	    "used"), 30);
 	json_decref(j);
 	assert_int_equal(post("refunder", "/charges", CHARGE_KEY, &j,
 	    "{\"request_id\":\"job-1\",\"amount\":30}"), 200);
 	assert_true(json_is_true(json_object_get(j, "replayed")));
-	assert_int_equal(num(j, "charged"), 30);
+	assert_int_equal(it_num(j, "charged"), 30);
 	json_decref(j);
 	assert_int_equal(post("refunder", "/charges", CHARGE_KEY, &j,
 	    "{\"request_id\":\"job-1\",\"amount\":31}"), 409);
@@ -257,19 +240,19 @@ charge_answers_and_replays(void **state)
 	assert_int_equal(post("refunder", "/charges", CHARGE_KEY, &j,
 	    "{\"request_id\":\"job-2\",\"amount\":71}"), 409);
 	assert_string_equal(str(j, "error"), "quota_exceeded");
-	assert_int_equal(num(j, "remaining"), 70);
+	assert_int_equal(it_num(j, "remaining"), 70);
 	json_decref(j);
 	assert_int_equal(used_of("refunder"), 30);
 	/* partial takes what remains */
 	assert_int_equal(post("refunder", "/charges", CHARGE_KEY, &j,
 	    "{\"request_id\":\"job-3\",\"amount\":80,\"partial\":true}"), 201);
-	assert_int_equal(num(j, "charged"), 70);
-	assert_int_equal(num(j, "remaining"), 0);
+	assert_int_equal(it_num(j, "charged"), 70);
+	assert_int_equal(it_num(j, "remaining"), 0);
 	json_decref(j);
 	j = it_get("/v1/accounts/refunder/check?privilege=print.pages&value=1", 200);
 	assert_false(json_is_true(json_object_get(j, "allowed")));
 	json_decref(j);
-	check_ledger();
+	it_check_ledger();
 }
 
 static void
@@ -280,8 +263,8 @@ refunds_give_back_at_most_the_charge(void **state)
 	(void)state;
 	assert_int_equal(post("refunder", "/refunds", CHARGE_KEY, &j,
 	    "{\"request_id\":\"ref-1\",\"charge_id\":\"job-1\",\"amount\":10}"), 201);
-	assert_int_equal(num(j, "refunded"), 10);
-	assert_int_equal(num(j, "used"), 90);
+	assert_int_equal(it_num(j, "refunded"), 10);
+	assert_int_equal(it_num(j, "used"), 90);
 	json_decref(j);
 	assert_int_equal(post("refunder", "/refunds", CHARGE_KEY, &j,
 	    "{\"request_id\":\"ref-1\",\"charge_id\":\"job-1\",\"amount\":10}"), 200);
@@ -291,11 +274,11 @@ refunds_give_back_at_most_the_charge(void **state)
 	assert_int_equal(post("refunder", "/refunds", CHARGE_KEY, &j,
 	    "{\"request_id\":\"ref-2\",\"charge_id\":\"job-1\",\"amount\":21}"), 409);
 	assert_string_equal(str(j, "error"), "refund_exceeds_charge");
-	assert_int_equal(num(j, "refundable"), 20);
+	assert_int_equal(it_num(j, "refundable"), 20);
 	json_decref(j);
 	assert_int_equal(post("refunder", "/refunds", CHARGE_KEY, &j,
 	    "{\"request_id\":\"ref-2\",\"charge_id\":\"job-1\",\"amount\":20}"), 201);
-	assert_int_equal(num(j, "used"), 70);
+	assert_int_equal(it_num(j, "used"), 70);
 	json_decref(j);
 	assert_int_equal(post("refunder", "/refunds", CHARGE_KEY, &j,
 	    "{\"request_id\":\"ref-3\",\"charge_id\":\"job-1\",\"amount\":1}"), 409);
@@ -305,14 +288,14 @@ refunds_give_back_at_most_the_charge(void **state)
 	assert_string_equal(str(j, "field"), "charge_id");
 	json_decref(j);
 	assert_int_equal(used_of("refunder"), 70);
-	check_ledger();
+	it_check_ledger();
 }
 
 static int
 holder_released(void)
 {
 	json_t *j = it_get(path("holder", ""), 200);
-	int yes = num(j, "held") == 0;
+	int yes = it_num(j, "held") == 0;
 
 	json_decref(j);
 	return yes;
@@ -328,9 +311,9 @@ holds_reserve_commit_release_expire(void **state)
 	(void)state;
 	assert_int_equal(post("holder", "/holds", CHARGE_KEY, &j,
 	    "{\"request_id\":\"h-1\",\"amount\":60,\"ttl_s\":600}"), 201);
-	assert_int_equal(num(j, "amount"), 60);
-	assert_int_equal(num(j, "held"), 60);
-	assert_int_equal(num(j, "remaining"), 40);
+	assert_int_equal(it_num(j, "amount"), 60);
+	assert_int_equal(it_num(j, "held"), 60);
+	assert_int_equal(it_num(j, "remaining"), 40);
 	/* the answer names the hold and where it settles */
 	assert_string_equal(json_string_value(json_object_get(j, "hold_id")), "h-1");
 	assert_string_equal(json_string_value(json_object_get(j, "commit")),
@@ -343,10 +326,10 @@ holds_reserve_commit_release_expire(void **state)
 	/* committed with less than it held: the rest comes back */
 	assert_int_equal(post("holder", "/holds/h-1/commit", CHARGE_KEY, &j,
 	    "{\"amount\":45}"), 200);
-	assert_int_equal(num(j, "committed"), 45);
-	assert_int_equal(num(j, "released"), 15);
-	assert_int_equal(num(j, "used"), 45);
-	assert_int_equal(num(j, "held"), 0);
+	assert_int_equal(it_num(j, "committed"), 45);
+	assert_int_equal(it_num(j, "released"), 15);
+	assert_int_equal(it_num(j, "used"), 45);
+	assert_int_equal(it_num(j, "held"), 0);
 	json_decref(j);
 	assert_int_equal(post("holder", "/holds/h-1/commit", CHARGE_KEY, &j,
 	    "{\"amount\":45}"), 200);
@@ -365,8 +348,8 @@ holds_reserve_commit_release_expire(void **state)
 	json_decref(j);
 	/* released: all of it back */
 	j = it_call("DELETE", path("holder", "/holds/h-2"), CHARGE_KEY, NULL, 200);
-	assert_int_equal(num(j, "released"), 5);
-	assert_int_equal(num(j, "used"), 45);
+	assert_int_equal(it_num(j, "released"), 5);
+	assert_int_equal(it_num(j, "used"), 45);
 	json_decref(j);
 	/* expired: privd releases it and records the release */
 	assert_int_equal(post("holder", "/holds", CHARGE_KEY, NULL,
@@ -390,9 +373,9 @@ holds_reserve_commit_release_expire(void **state)
 	it_sh("tests/integration/env.sh privd-restart %s/env", it_dir);
 	assert_int_equal(post("holder", "/holds/h-4/commit", CHARGE_KEY, &j,
 	    "{\"amount\":7}"), 200);
-	assert_int_equal(num(j, "used"), 52);
+	assert_int_equal(it_num(j, "used"), 52);
 	json_decref(j);
-	check_ledger();
+	it_check_ledger();
 }
 
 /* A replayed hold says where it stands; a commit carries the hold's metadata. */
@@ -430,7 +413,7 @@ hold_replay_state_and_commit_metadata(void **state)
 	json_decref(j);
 	json_decref(want);
 	assert_true(found);
-	check_ledger();
+	it_check_ledger();
 }
 
 static void
@@ -449,12 +432,12 @@ credit_raises_the_limit(void **state)
 	json_decref(j);
 	assert_int_equal(post("creditee", "/credits", ADMIN_KEY, &j,
 	    "{\"request_id\":\"cr-1\",\"amount\":25,\"reason\":\"thesis\"}"), 201);
-	assert_int_equal(num(j, "credit"), 25);
-	assert_int_equal(num(j, "remaining"), 25);
+	assert_int_equal(it_num(j, "credit"), 25);
+	assert_int_equal(it_num(j, "remaining"), 25);
 	json_decref(j);
 	assert_int_equal(post("creditee", "/charges", CHARGE_KEY, &j,
 	    "{\"request_id\":\"c-3\",\"amount\":25}"), 201);
-	assert_int_equal(num(j, "remaining"), 0);
+	assert_int_equal(it_num(j, "remaining"), 0);
 	json_decref(j);
 	assert_int_equal(post("creditee", "/charges", CHARGE_KEY, NULL,
 	    "{\"request_id\":\"c-4\",\"amount\":1}"), 409);
@@ -468,7 +451,7 @@ credit_raises_the_limit(void **state)
 	    "{\"request_id\":\"cr-3\",\"amount\":5,\"period\":\"1999T9\"}"), 400);
 	assert_string_equal(str(j, "field"), "period");
 	json_decref(j);
-	check_ledger();
+	it_check_ledger();
 }
 
 static void
@@ -515,7 +498,7 @@ bad_requests_name_the_field(void **state)
 	assert_int_equal(post("nogrant", "/charges", CHARGE_KEY, &j,
 	    "{\"request_id\":\"b-3\",\"amount\":1}"), 409);
 	assert_string_equal(str(j, "error"), "quota_exceeded");
-	assert_int_equal(num(j, "limit"), 0);
+	assert_int_equal(it_num(j, "limit"), 0);
 	json_decref(j);
 	/* none of it was written */
 	assert_int_equal(ledger_total("creditee", NULL), 3);
@@ -548,12 +531,12 @@ charge_across_a_term_boundary(void **state)
 	assert_int_equal(post("crosser", "/charges", CHARGE_KEY, &j,
 	    "{\"request_id\":\"x-2\",\"amount\":60}"), 201);
 	assert_string_equal(str(j, "period"), "2027T1");
-	assert_int_equal(num(j, "used"), 60);
+	assert_int_equal(it_num(j, "used"), 60);
 	json_decref(j);
 	assert_int_equal(ledger_total("crosser", "2026T3"), 1);
 	assert_int_equal(ledger_total("crosser", "2027T1"), 1);
 	it_sh("tests/integration/env.sh privd-restart %s/env", it_dir);
-	check_ledger();
+	it_check_ledger();
 }
 
 /* test/solo@lab: a limit the streams do not reach */
@@ -655,7 +638,7 @@ slapd_away_during_a_charge_stream(void **state)
 		json_decref(j);
 	}
 	assert_int_equal(missing, 0);
-	check_ledger();
+	it_check_ledger();
 }
 
 static int
@@ -699,7 +682,7 @@ sigkill_during_a_charge_stream(void **state)
 	assert_true(s.ok > 0);
 	assert_int_equal(used, entries);
 	assert_true(entries >= s.ok);
-	check_ledger();
+	it_check_ledger();
 }
 
 /* The check is not a rubber stamp: a counter changed behind privd's back fails it. */
@@ -722,7 +705,7 @@ check_ledger_finds_tampering(void **state)
 	    "changetype: modify\nincrement: privUsed\nprivUsed: -1\n", str(j, "period"));
 	it_ldapmodify(ldif);
 	json_decref(j);
-	check_ledger();
+	it_check_ledger();
 }
 
 int
