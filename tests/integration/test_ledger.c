@@ -91,6 +91,28 @@ values_of(const char *attr)
 	return n;
 }
 
+/* A number attribute of the usage entry (0 when absent). */
+static long long
+counter(const char *attr)
+{
+	char cmd[1024], line[256];
+	size_t al = strlen(attr);
+	long long n = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "ldapsearch -x -LLL -o ldif-wrap=no -H ldap://127.0.0.1:%d/ "
+	    "-D cn=admin,dc=example,dc=edu -w secret -s base "
+	    "-b 'cn=print.pages@%s,uid=busy,ou=usage," BASE "' '(objectClass=*)' %s",
+	    it_ldap_port, period, attr);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p))
+		if (strncmp(line, attr, al) == 0 && line[al] == ':')
+			n = atoll(line + al + 1);
+	pclose(p);
+	return n;
+}
+
 static int
 segments(void)
 {
@@ -361,6 +383,58 @@ the_ledger_pages_across_segments(void **state)
 	json_decref(b);
 }
 
+/*
+ * A privd that died between a move's two writes leaves a segment numbered
+ * past privSegments whose entries are still in the window. Readers and the
+ * ledger check must ignore it, and the next move must adopt it as it is.
+ */
+static void
+an_interrupted_move_is_adopted(void **state)
+{
+	json_t *j;
+	json_int_t total, used0;
+	long long nseg;
+	int segs0, fresh, replayed, other;
+
+	(void)state;
+	j = it_get(Q "/ledger?limit=1", 200);
+	total = it_num(j, "total");
+	json_decref(j);
+	used0 = used();
+	segs0 = segments();
+	nseg = counter("privSegments");
+	/* the segment a dead mover added: five charges of the window */
+	it_sh("set -e; D='cn=print.pages@%s,uid=busy,ou=usage," BASE "'; "
+	    "S='ldapsearch -x -LLL -o ldif-wrap=no -H ldap://127.0.0.1:%d/ "
+	    "-D cn=admin,dc=example,dc=edu -w secret -s base -b'; "
+	    "E=$($S \"$D\" privSegments | awk '/^privSegments:/ { print $2 }'); K=$((E + 1)); "
+	    "$S \"$D\" privEntry | awk '/^privEntry: .*\"kind\":\"charge\"/ && n < 5 { print; n++ }' > %s/moved; "
+	    "[ $(wc -l < %s/moved) = 5 ]; "
+	    "{ printf 'dn: cn=%%s,%%s\\nobjectClass: privLedgerSegment\\ncn: %%s\\nprivArchived: 5\\n' "
+	    "\"$K\" \"$D\" \"$K\"; cat %s/moved; "
+	    "sed 's/.*\"id\":\"\\([^\"]*\\)\".*/privRequest: \\1/' %s/moved; } > %s/orphan.ldif; "
+	    "ldapadd -x -H ldap://127.0.0.1:%d/ -D cn=admin,dc=example,dc=edu -w secret "
+	    "-f %s/orphan.ldif > /dev/null",
+	    period, it_ldap_port, it_dir, it_dir, it_dir, it_dir, it_dir, it_ldap_port, it_dir);
+	assert_int_equal(segments(), segs0 + 1);
+	/* not committed: counted once, from the window */
+	it_check_ledger();
+	j = it_get(Q "/ledger?limit=1", 200);
+	assert_int_equal(it_num(j, "total"), total);
+	json_decref(j);
+	/* charges go on; the next move adopts the segment, then moves on */
+	charge_all(N + 100000, N + 100000 + 400, &fresh, &replayed, &other);
+	assert_int_equal(fresh, 400);
+	assert_int_equal(used(), used0 + 400);
+	assert_true(segments() >= segs0 + 2);
+	/* committed now: the usage entry counts it among its segments */
+	assert_true(counter("privSegments") >= nseg + 2);
+	it_check_ledger();
+	j = it_get(Q "/ledger?limit=1", 200);
+	assert_int_equal(it_num(j, "total"), total + 400);
+	json_decref(j);
+}
+
 int
 main(void)
 {
@@ -370,6 +444,7 @@ main(void)
 		cmocka_unit_test(parallel_replays_while_entries_move),
 		cmocka_unit_test(refunds_of_moved_charges),
 		cmocka_unit_test(the_ledger_pages_across_segments),
+		cmocka_unit_test(an_interrupted_move_is_adopted),
 	};
 
 	return cmocka_run_group_tests_name("ledger", tests, setup, it_group_teardown);
