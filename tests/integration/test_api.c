@@ -464,7 +464,7 @@ parallel_edits_of_one_cell(void **state)
 	j = it_get("/v1/accounts/jdoe/privileges/printer.access", 200);
 	v = json_object_get(j, "value");
 	for (i = 0; i < 8; i++) {
-		char want[16];
+		char want[32];
 		int found = 0;
 
 		assert_true(ed[i].status == 200 || ed[i].status == 409);
