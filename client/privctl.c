@@ -31,7 +31,7 @@ struct cmd {
 
 static int json_out, dry_run, force, abort_import, csv_out;
 static const char *period, *reason, *end_session, *session_priv, *report_by, *report_under;
-static const char *report_depth, *report_top;
+static const char *report_depth, *report_top, *from_date, *until_date, *within;
 
 static const struct cmd cmds[];
 
@@ -195,7 +195,46 @@ cmd_add(struct rest *r, int argc, char **argv)
 {
 	(void)argc;
 	return write_call(r, "POST", dry_run ? "/v1/memberships?dry_run=1" : "/v1/memberships",
-	    "add", json_pack("{s:s, s:s}", "account", argv[0], "cell", argv[1]));
+	    "add", json_pack("{s:s, s:s, s:s*, s:s*}", "account", argv[0], "cell", argv[1],
+	    "from", from_date, "until", until_date));
+}
+
+static int
+cmd_expiring(struct rest *r, int argc, char **argv)
+{
+	char path[256], *w = esc(within ? within : "14d");
+	json_t *j, *e;
+	size_t i;
+	int rc;
+
+	(void)argc;
+	(void)argv;
+	snprintf(path, sizeof(path), "/v1/memberships/expiring?within=%s", w);
+	free(w);
+	if ((j = get(r, path, "expiring", &rc)) == NULL)
+		return rc;
+	if (json_out) {
+		fputs(r->body, stdout);
+		json_decref(j);
+		return EXIT_OK;
+	}
+	printf("memberships ending within %s: %zu\n", within ? within : "14d",
+	    json_array_size(json_object_get(j, "memberships")));
+	json_array_foreach(json_object_get(j, "memberships"), i, e)
+		printf("  %-20s %-21s %s\n", json_string_value(json_object_get(e, "until")),
+		    json_string_value(json_object_get(e, "account")),
+		    json_string_value(json_object_get(e, "cell")));
+	json_decref(j);
+	return EXIT_OK;
+}
+
+static int
+cmd_purge_expired(struct rest *r, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return write_call(r, "POST", dry_run ? "/v1/memberships/purge-expired?dry_run=1" :
+	    "/v1/memberships/purge-expired", "purge-expired", NULL);
 }
 
 static int
@@ -872,9 +911,16 @@ static const struct cmd cmds[] = {
 	  "(or set element); the others stay.", cmd_grant, 2, 64 },
 	{ "revoke", "CELL PRIV [--dry-run]", "Removes every grant of PRIV from a cell.",
 	  cmd_revoke, 2, 2 },
-	{ "add", "ACCOUNT CELL [--dry-run]",
+	{ "add", "ACCOUNT CELL [--from DATE] [--until DATE] [--dry-run]",
 	  "Makes ACCOUNT a member of CELL (its reason must be a leaf); creates missing\n"
-	  "nodes and the cell.", cmd_add, 2, 2 },
+	  "nodes and the cell. --from and --until bound it in time (2026-09-01,\n"
+	  "2026-09-01T08:30, or a term: its start, or its end); privd switches at\n"
+	  "the bound by itself. Adding the cell again sets new bounds.", cmd_add, 2, 2 },
+	{ "expiring", "[--within 14d] [--json]",
+	  "Dated memberships that end within the time given (14d, 36h, 90m).",
+	  cmd_expiring, 0, 0 },
+	{ "purge-expired", "[--dry-run]",
+	  "Removes every dated membership that has ended.", cmd_purge_expired, 0, 0 },
 	{ "remove", "ACCOUNT CELL [--dry-run]", "Ends ACCOUNT's membership of CELL.",
 	  cmd_remove, 2, 2 },
 	{ "mkdir", "reason|organisation PATH [--dry-run]",
@@ -958,6 +1004,9 @@ main(int argc, char **argv)
 		{ "under", required_argument, NULL, 'w' },
 		{ "top", required_argument, NULL, 't' },
 		{ "csv", no_argument, NULL, 'c' },
+		{ "from", required_argument, NULL, 'F' },
+		{ "until", required_argument, NULL, 'T' },
+		{ "within", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -986,6 +1035,9 @@ main(int argc, char **argv)
 		case 'w': report_under = optarg; break;
 		case 't': report_top = optarg; break;
 		case 'c': csv_out = 1; break;
+		case 'F': from_date = optarg; break;
+		case 'T': until_date = optarg; break;
+		case 'W': within = optarg; break;
 		case 'h': help = 1; break;
 		case 'V': printf("privctl %s\n", PRIVCTL_VERSION); conf_free(&cf); return EXIT_OK;
 		default: usage(stderr); conf_free(&cf); return EXIT_USAGE;

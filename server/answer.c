@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "answer.h"
+#include "membership.h"
 #include "period.h"
 #include "session.h"
 #include "usage.h"
@@ -95,7 +96,11 @@ build(const struct snap *s, const struct snap_account *a)
 	m = json_array();
 	for (k = 0; m && k < a->nm; k++)
 		json_array_append_new(m, json_string(a->m[k]->cell));
-	parts[0] = dump_open(json_pack("{s:s, s:o}", "account", a->uid, "memberships", m));
+	if (a->ndated > 0)
+		parts[0] = dump_open(json_pack("{s:s, s:o, s:o*}", "account", a->uid,
+		    "memberships", m, "dated_memberships", answer_dated(s, a)));
+	else
+		parts[0] = dump_open(json_pack("{s:s, s:o}", "account", a->uid, "memberships", m));
 	total = parts[0] ? strlen(parts[0]) + 1 : 0;
 	for (i = 0; parts[0] && i < n; i++) {
 		struct resolve_val rv;
@@ -247,4 +252,50 @@ answer_privileges(const struct snap *s, const struct snap_account *a, int stale)
 	}
 	memcpy(p, "}}\n", 4);
 	return out;
+}
+
+static json_t *
+bound(time_t t)
+{
+	char buf[24];
+
+	if (t == 0)
+		return json_null();
+	membership_rfc3339(t, buf);
+	return json_string(buf);
+}
+
+json_t *
+answer_dated(const struct snap *s, const struct snap_account *a)
+{
+	json_t *arr;
+	size_t i;
+
+	if (a->ndated == 0 || (arr = json_array()) == NULL)
+		return NULL;
+	for (i = 0; i < a->ndated; i++) {
+		char cell[MEMBERSHIP_MAX];
+		time_t from, until;
+
+		if (membership_split(a->dated[i], cell, sizeof(cell), &from, &until) != 0)
+			continue;
+		json_array_append_new(arr, json_pack("{s:s, s:o, s:o, s:b}", "cell", cell,
+		    "from", bound(from), "until", bound(until), "in_force",
+		    membership_in_force(from, until, s->now)));
+	}
+	return arr;
+}
+
+void
+answer_bounds(const struct snap_account *a, const char *cell, time_t *from, time_t *until)
+{
+	char name[MEMBERSHIP_MAX];
+	size_t i;
+
+	*from = *until = 0;
+	for (i = 0; i < a->ndated; i++)
+		if (membership_split(a->dated[i], name, sizeof(name), from, until) == 0 &&
+		    strcmp(name, cell) == 0)
+			return;
+	*from = *until = 0;
 }

@@ -2,6 +2,8 @@
 #ifndef PRIVD_ANSWER_H
 #define PRIVD_ANSWER_H
 
+#include <time.h>
+
 #include <jansson.h>
 
 #include "resolve.h"
@@ -23,5 +25,14 @@ char *answer_privileges(const struct snap *s, const struct snap_account *a, int 
  */
 json_t *answer_value(const struct snap *s, const struct snap_account *a, int p,
     struct resolve_val *v);
+
+/*
+ * a's dated memberships as JSON ([{"cell","from","until","in_force"}], the
+ * bounds RFC 3339 or null), or NULL when it has none.
+ */
+json_t *answer_dated(const struct snap *s, const struct snap_account *a);
+/* The bounds of a's membership of cell (0: open; both 0 when undated). */
+void answer_bounds(const struct snap_account *a, const char *cell, time_t *from,
+    time_t *until);
 
 #endif

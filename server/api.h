@@ -39,6 +39,8 @@ enum MHD_Result api_grant_set(struct req *r);
 enum MHD_Result api_grant_revoke(struct req *r);
 enum MHD_Result api_member_add(struct req *r);
 enum MHD_Result api_member_remove(struct req *r);
+enum MHD_Result api_members_expiring(struct req *r);
+enum MHD_Result api_members_purge(struct req *r);
 enum MHD_Result api_imports(struct req *r);
 enum MHD_Result api_import_abort(struct req *r);
 

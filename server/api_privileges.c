@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "answer.h"
+#include "membership.h"
 #include "api.h"
 #include "period.h"
 #include "resolve.h"
@@ -30,8 +31,21 @@ sources(const struct snap *s, const struct snap_account *a, int p,
 			    "membership", a->m[k]->cell, "cell", src->cell->name,
 			    "grant", src->grant->text, "result", resolve_why_name(why));
 
+			time_t from, until;
+			char t[24];
+
 			if (o != NULL && src->by != NULL)
 				json_object_set_new(o, "overridden_by", json_string(src->by->name));
+			/* a dated membership: when it started and when it ends */
+			answer_bounds(a, a->m[k]->cell, &from, &until);
+			if (o != NULL && from != 0) {
+				membership_rfc3339(from, t);
+				json_object_set_new(o, "membership_from", json_string(t));
+			}
+			if (o != NULL && until != 0) {
+				membership_rfc3339(until, t);
+				json_object_set_new(o, "membership_until", json_string(t));
+			}
 			json_array_append_new(arr, o);
 		}
 	}
@@ -83,7 +97,7 @@ want_explain(struct req *r)
 }
 
 static json_t *
-head(const struct snap_account *a, int with_memberships)
+head(const struct snap *s, const struct snap_account *a, int with_memberships)
 {
 	json_t *o = json_pack("{s:s}", "account", a->uid), *m;
 	size_t k;
@@ -95,6 +109,8 @@ head(const struct snap_account *a, int with_memberships)
 		for (k = 0; m && k < a->nm; k++)
 			json_array_append_new(m, json_string(a->m[k]->cell));
 		json_object_set_new(o, "memberships", m);
+		if (a->ndated > 0)
+			json_object_set_new(o, "dated_memberships", answer_dated(s, a));
 	}
 	json_object_set_new(o, "stale", json_boolean(sync_state() == SYNC_STALE));
 	return o;
@@ -141,7 +157,7 @@ api_privileges(struct req *r)
 		snap_leave(t);
 		return http_text(r, 200, "application/json", text);
 	}
-	o = head(a, 1);
+	o = head(s, a, 1);
 	privs = json_object();
 	for (p = 0; o && privs && p < s->cfg->nprivs; p++) {
 		struct resolve_val v;
@@ -180,7 +196,7 @@ api_privilege(struct req *r)
 		return http_error(r, 404, "unknown_privilege", "privilege",
 		    "no privilege '%.64s' is declared", r->part[4]);
 	}
-	o = head(a, 1);
+	o = head(s, a, 1);
 	pj = priv_json(s, a, p, want_explain(r), &v);
 	resolve_val_clear(&v);
 	if (o != NULL && pj != NULL) {
@@ -279,7 +295,7 @@ api_check(struct req *r)
 	}
 	}
 	resolve_val_clear(&v);
-	o = head(a, 0);
+	o = head(s, a, 0);
 	if (o != NULL) {
 		json_object_set_new(o, "privilege", json_string(name));
 		if (value != NULL)

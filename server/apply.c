@@ -8,6 +8,7 @@
 #include <ldap.h>
 
 #include "apply.h"
+#include "membership.h"
 #include "change.h"
 #include "dn.h"
 #include "ldapconn.h"
@@ -186,7 +187,8 @@ static int
 read_people(LDAP *ld, const struct cfg *c, const struct import_doc *doc,
     struct dir *d, const char *cells_dn, struct err *e)
 {
-	char *attrs[] = { c->uid_attr, "objectClass", "privMembership", NULL };
+	char *attrs[] = { c->uid_attr, "objectClass", "privMembership", "privMembershipDates",
+	    NULL };
 	char name[CELL_MAX_LEN + 1];
 	size_t i, j, k;
 	int failed;
@@ -232,6 +234,13 @@ read_people(LDAP *ld, const struct cfg *c, const struct import_doc *doc,
 				else
 					p->cells[p->ncells++] = strdup("");
 				free(mdn);
+			}
+			if (!bad) {
+				char **dates = ldapc_get_strv(ld, m, "privMembershipDates");
+
+				bad = dates == NULL ||
+				    membership_apply_dates(p->cells, p->ncells, dates) != 0;
+				strv_free(dates);
 			}
 			ldap_memfree(dn);
 			ldap_value_free_len(uid);
@@ -367,6 +376,18 @@ in_list(char *const *v, size_t n, const char *s)
 	return 0;
 }
 
+/* Whether memberships v name the cell of membership s, whatever the dates. */
+static int
+same_cell_in(char *const *v, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (membership_same_cell(v[i], s))
+			return 1;
+	return 0;
+}
+
 /* The grants cell ic is to hold, given what it holds now (have). */
 static char **
 want_grants(const struct import_cell *ic, char *const *have, size_t nhave, size_t *n)
@@ -407,13 +428,19 @@ diff_text(char *const *from, size_t nfrom, char *const *to, size_t nto, char *bu
 {
 	size_t i, len = 0;
 
+	char t[MEMBERSHIP_MAX + 64];
+
 	buf[0] = '\0';
 	for (i = 0; i < nto && len < n; i++)
-		if (!in_list(from, nfrom, to[i]))
-			len += snprintf(buf + len, n - len, "%s+%s", len ? " " : "", to[i]);
+		if (!in_list(from, nfrom, to[i])) {
+			membership_text(to[i], t, sizeof(t));
+			len += snprintf(buf + len, n - len, "%s+%s", len ? " " : "", t);
+		}
 	for (i = 0; i < nfrom && len < n; i++)
-		if (!in_list(to, nto, from[i]))
-			len += snprintf(buf + len, n - len, "%s-%s", len ? " " : "", from[i]);
+		if (!in_list(to, nto, from[i])) {
+			membership_text(from[i], t, sizeof(t));
+			len += snprintf(buf + len, n - len, "%s-%s", len ? " " : "", t);
+		}
 }
 
 /* The cells account a is to be a member of, given its current ones. */
@@ -425,12 +452,14 @@ want_cells(const struct import_account *a, char *const *have, size_t nhave, size
 
 	if (want == NULL)
 		return NULL;
+	/* by cell name: an edit that names a cell again sets its dates */
 	for (i = 0; a->merge && i < nhave; i++)
-		if (!in_list(a->remove, a->nremove, have[i]) && !in_list(want, k, have[i]) &&
+		if (!same_cell_in(a->remove, a->nremove, have[i]) &&
+		    !same_cell_in(a->cells, a->ncells, have[i]) && !in_list(want, k, have[i]) &&
 		    (want[k++] = strdup(have[i])) == NULL)
 			goto oom;
 	for (i = 0; i < a->ncells; i++)
-		if (!in_list(want, k, a->cells[i]) && (want[k++] = strdup(a->cells[i])) == NULL)
+		if (!same_cell_in(want, k, a->cells[i]) && (want[k++] = strdup(a->cells[i])) == NULL)
 			goto oom;
 	*n = k;
 	return want;
@@ -492,14 +521,19 @@ plan_build(const struct cfg *c, const struct import_doc *doc, struct dir *d,
 		const struct dperson *dp = strmap_get(&d->people, a->uid);
 
 		for (j = 0; j < a->ncells; j++) {
-			if (strmap_get(&d->cells, a->cells[j]) || strmap_get(&planned, a->cells[j]))
+			char cell[MEMBERSHIP_MAX];
+			time_t from, until;
+
+			membership_split(a->cells[j], cell, sizeof(cell), &from, &until);
+			if (strmap_get(&d->cells, cell) || strmap_get(&planned, cell))
 				continue;
-			if (chg_put(before, CHG_CELL, 0, a->cells[j], NULL, 0) != 0 ||
-			    chg_put(after, CHG_CELL, 1, a->cells[j], NULL, 0) != 0 ||
-			    apply_note(sum, "+ cell %s", a->cells[j]) != 0)
+			if (chg_put(before, CHG_CELL, 0, cell, NULL, 0) != 0 ||
+			    chg_put(after, CHG_CELL, 1, cell, NULL, 0) != 0 ||
+			    apply_note(sum, "+ cell %s", cell) != 0)
 				goto oom;
 			sum->cells_added++;
-			strmap_put(&planned, a->cells[j], (void *)1, &failed);
+			/* the map borrows its key: the plan's own copy lives long enough */
+			strmap_put(&planned, after->v[after->n - 1].key, (void *)1, &failed);
 			if (failed)
 				goto oom;
 		}

@@ -17,6 +17,7 @@
 #include "dn.h"
 #include "ldapconn.h"
 #include "log.h"
+#include "membership.h"
 #include "path.h"
 #include "strmap.h"
 #include "strv.h"
@@ -60,6 +61,7 @@ struct person {
 	char csn[CHG_CSN_MAX];	/* entryCSN as read */
 	int has_class;
 	int foreign;		/* memberships that are not cells of ours */
+	int dated;		/* it has privMembershipDates values */
 	char **cells;
 	size_t ncells;
 };
@@ -627,6 +629,16 @@ read_person(LDAP *ld, const struct cfg *c, LDAPMessage *m, const char *cells_dn,
 			p->foreign = 1;
 		free(mdn);
 	}
+	{
+		char **dates = ldapc_get_strv(ld, m, "privMembershipDates");
+
+		if (dates == NULL || membership_apply_dates(p->cells, p->ncells, dates) != 0) {
+			strv_free(dates);
+			goto nomem;
+		}
+		p->dated = dates[0] != NULL;
+		strv_free(dates);
+	}
 	strmap_put(&d->people, k, p, &failed);
 	if (failed)
 		goto nomem;
@@ -653,7 +665,8 @@ static int
 read_people(LDAP *ld, const struct cfg *c, const struct chg_list *l,
     const char *cells_dn, struct cur *d, struct err *e)
 {
-	char *attrs[] = { c->uid_attr, "objectClass", "privMembership", "entryCSN", NULL };
+	char *attrs[] = { c->uid_attr, "objectClass", "privMembership", "entryCSN",
+	    "privMembershipDates", NULL };
 	size_t i = 0;
 
 	while (i < l->n) {
@@ -823,15 +836,48 @@ plan_cell(struct plan *p, const char *cells_dn, const struct chg_obj *o,
 static char **
 membership_dns(const struct chg_obj *o, const char *cells_dn)
 {
-	char **v = strv_new(o->nvals);
+	char **v = strv_new(o->nvals), cell[MEMBERSHIP_MAX];
+	time_t from, until;
 	size_t i;
 
 	for (i = 0; v && i < o->nvals; i++)
-		if ((v[i] = dn_child("cn", o->vals[i], cells_dn)) == NULL) {
+		if (membership_split(o->vals[i], cell, sizeof(cell), &from, &until) != 0 ||
+		    (v[i] = dn_child("cn", cell, cells_dn)) == NULL) {
 			strv_free(v);
 			return NULL;
 		}
 	return v;
+}
+
+/* The privMembershipDates values of o's dated memberships (an empty strv
+ * when none). */
+static char **
+membership_dates(const struct chg_obj *o)
+{
+	char **v = strv_new(o->nvals);
+	size_t i, k = 0;
+	int oom = 0;
+
+	for (i = 0; v && i < o->nvals && !oom; i++)
+		if ((v[k] = membership_dates_value(o->vals[i], &oom)) != NULL)
+			k++;
+	if (oom) {
+		strv_free(v);
+		return NULL;
+	}
+	return v;
+}
+
+/* Whether o has a dated membership. */
+static int
+has_dates(const struct chg_obj *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->nvals; i++)
+		if (strchr(o->vals[i], '|') != NULL)
+			return 1;
+	return 0;
 }
 
 static int
@@ -855,6 +901,8 @@ plan_account(struct plan *p, const struct cfg *c, const char *cells_dn,
 			return 0;
 		op = op_new(p, ST_PEOPLE, OP_MODIFY, strdup(have->dn));
 		if (op_mod(op, LDAP_MOD_REPLACE, "privMembership", strv_new(0)) != 0 ||
+		    (have->dated && op_mod(op, LDAP_MOD_REPLACE, "privMembershipDates",
+		    strv_new(0)) != 0) ||
 		    op_mod(op, LDAP_MOD_DELETE, "objectClass", strv_of("privAccount", NULL)) != 0)
 			return oom(e);
 		return 0;
@@ -868,7 +916,9 @@ plan_account(struct plan *p, const struct cfg *c, const char *cells_dn,
 		if (op_mod(op, LDAP_MOD_ADD, "objectClass", strv_of("account", "privAccount")) != 0 ||
 		    op_mod(op, LDAP_MOD_ADD, c->uid_attr, strv_of(o->key, NULL)) != 0 ||
 		    (o->nvals && op_mod(op, LDAP_MOD_ADD, "privMembership",
-		    membership_dns(o, cells_dn)) != 0))
+		    membership_dns(o, cells_dn)) != 0) ||
+		    (has_dates(o) && op_mod(op, LDAP_MOD_ADD, "privMembershipDates",
+		    membership_dates(o)) != 0))
 			return oom(e);
 		return 0;
 	}
@@ -879,6 +929,8 @@ plan_account(struct plan *p, const struct cfg *c, const char *cells_dn,
 	if ((!have->has_class &&
 	    op_mod(op, LDAP_MOD_ADD, "objectClass", strv_of("privAccount", NULL)) != 0) ||
 	    op_mod(op, LDAP_MOD_REPLACE, "privMembership", membership_dns(o, cells_dn)) != 0 ||
+	    ((has_dates(o) || have->dated) && op_mod(op, LDAP_MOD_REPLACE, "privMembershipDates",
+	    membership_dates(o)) != 0) ||
 	    (b && b->kind == CHG_ACCOUNT && assert_csn(op, have->csn) != 0))
 		return oom(e);
 	return 0;

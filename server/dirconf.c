@@ -65,7 +65,8 @@ acl(const struct cfg *c, const struct dirconf_site *s, int i, char *out, size_t 
 		    "by group.exact=\"%s\" write by users read by * none", c->base_dn, who, s->admins);
 		break;
 	case 1:
-		snprintf(out, n, "to dn.subtree=\"%s\" attrs=privMembership by dn.exact=\"%s\" write "
+		snprintf(out, n, "to dn.subtree=\"%s\" attrs=privMembership,privMembershipDates "
+		    "by dn.exact=\"%s\" write "
 		    "by group.exact=\"%s\" write by users read by * none", c->people_dn, who, s->admins);
 		break;
 	default:

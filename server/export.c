@@ -4,7 +4,9 @@
 
 #include <yaml.h>
 
+#include "answer.h"
 #include "export.h"
+#include "membership.h"
 #include "path.h"
 
 struct out {
@@ -189,10 +191,33 @@ account_by_uid(const void *a, const void *b)
 }
 
 static int
-mres_by_cell(const void *a, const void *b)
+by_string(const void *a, const void *b)
 {
-	return strcmp((*(const struct snap_mres *const *)a)->cell,
-	    (*(const struct snap_mres *const *)b)->cell);
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A membership: its cell, or {cell, from, until} for a dated one. */
+static int
+membership(yaml_emitter_t *em, const char *enc)
+{
+	char cell[MEMBERSHIP_MAX], t[24];
+	time_t from, until;
+	int ok;
+
+	if (membership_split(enc, cell, sizeof(cell), &from, &until) != 0)
+		return 0;
+	if (from == 0 && until == 0)
+		return scalar(em, cell, 0);
+	ok = map_start(em, 1) && scalar(em, "cell", 0) && scalar(em, cell, 0);
+	if (ok && from != 0) {
+		membership_rfc3339(from, t);
+		ok = scalar(em, "from", 0) && scalar(em, t, 0);
+	}
+	if (ok && until != 0) {
+		membership_rfc3339(until, t);
+		ok = scalar(em, "until", 0) && scalar(em, t, 0);
+	}
+	return ok && map_end(em);
 }
 
 /* The same model exports the same text, whatever order the snapshot holds it in. */
@@ -236,19 +261,29 @@ export_yaml(const struct snap *s)
 	ok = ok && map_end(&em) && scalar(&em, "accounts", 0) && map_start(&em, 0);
 	for (i = 0; ok && i < s->naccounts; i++) {
 		const struct snap_account *a = accts[i];
-		const struct snap_mres **m = calloc(a->nm + 1, sizeof(*m));
+		const char **m = calloc(a->nm + a->ndated + 1, sizeof(*m));
+		size_t n = 0;
 
 		if (m == NULL) {
 			ok = 0;
 			break;
 		}
-		if (a->nm) {
-			memcpy(m, a->m, a->nm * sizeof(*m));
-			qsort(m, a->nm, sizeof(*m), mres_by_cell);
+		/* the undated memberships (in force), then every dated one,
+		 * in force or not: by cell name */
+		for (k = 0; k < a->nm; k++) {
+			time_t from, until;
+
+			answer_bounds(a, a->m[k]->cell, &from, &until);
+			if (from == 0 && until == 0)
+				m[n++] = a->m[k]->cell;
 		}
+		for (k = 0; k < a->ndated; k++)
+			m[n++] = a->dated[k];
+		if (n)
+			qsort(m, n, sizeof(*m), by_string);
 		ok = scalar(&em, a->uid, 0) && seq_start(&em);
-		for (k = 0; ok && k < a->nm; k++)
-			ok = scalar(&em, m[k]->cell, 0);
+		for (k = 0; ok && k < n; k++)
+			ok = membership(&em, m[k]);
 		ok = ok && seq_end(&em);
 		free(m);
 	}

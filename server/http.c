@@ -60,6 +60,8 @@ static const struct route routes[] = {
 	{ "DELETE", "/v1/grants", SCOPE_ADMIN, api_grant_revoke, "revoke", 0 },
 	{ "POST", "/v1/memberships", SCOPE_ADMIN, api_member_add, "member_add", 0 },
 	{ "DELETE", "/v1/memberships", SCOPE_ADMIN, api_member_remove, "member_remove", 0 },
+	{ "GET", "/v1/memberships/expiring", SCOPE_READ, api_members_expiring, "members_expiring", 0 },
+	{ "POST", "/v1/memberships/purge-expired", SCOPE_ADMIN, api_members_purge, "members_purge", 0 },
 };
 #define NROUTES ((int)(sizeof(routes) / sizeof(routes[0])))
 #define ROUTE_NONE NROUTES	/* unknown routes, for metrics */

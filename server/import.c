@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "import.h"
+#include "membership.h"
 #include "path.h"
 #include "strmap.h"
 #include "ydoc.h"
@@ -167,6 +168,37 @@ grants(struct ctx *x, const yaml_node_t *m)
 	return 0;
 }
 
+/* {cell: C, from: D, until: D}: either bound may be left out. */
+static int
+dated(struct ctx *x, yaml_node_t *m, const char *uid, const char **cell, time_t *from,
+    time_t *until)
+{
+	*cell = NULL;
+	YDOC_PAIRS(m, q) {
+		yaml_node_t *k = ydoc_get(x->doc, q->key), *v = ydoc_get(x->doc, q->value);
+		const char *ks = ydoc_str(k), *vs = ydoc_str(v);
+
+		if (ks != NULL && strcmp(ks, "cell") == 0)
+			*cell = vs;
+		else if (ks != NULL && (strcmp(ks, "from") == 0 || strcmp(ks, "until") == 0)) {
+			int u = ks[0] == 'u';
+
+			if (vs == NULL || membership_date(x->c, vs, u, u ? until : from, x->e) != 0)
+				return at(x, v, "accounts '%s': %s", uid, x->e && vs ? x->e->msg :
+				    "a date is 2026-09-01, 2026-09-01T08:30 or a term");
+		} else
+			return err_set(x->e, ERR_INVALID, ydoc_line(k), uid, "accounts '%s': a dated "
+			    "membership has cell, from and until, not '%.40s'", uid, ks ? ks : "?");
+	}
+	if (*cell == NULL)
+		return err_set(x->e, ERR_INVALID, ydoc_line(m), uid,
+		    "accounts '%s': a dated membership needs its cell", uid);
+	if (*from != 0 && *until != 0 && *until <= *from)
+		return err_set(x->e, ERR_INVALID, ydoc_line(m), uid,
+		    "accounts '%s': membership %s ends before it starts", uid, *cell);
+	return 0;
+}
+
 static int
 accounts(struct ctx *x, const yaml_node_t *m)
 {
@@ -206,21 +238,26 @@ accounts(struct ctx *x, const yaml_node_t *m)
 			yaml_node_t *cv = ydoc_get(x->doc, *it);
 			const char *cell = ydoc_str(cv);
 			char reason[PATH_MAX_LEN + 1], org[PATH_MAX_LEN + 1];
+			time_t from = 0, until = 0;
 			size_t j;
 
+			/* a dated membership: {cell: C, from: D, until: D} */
+			if (ydoc_is_map(cv) && dated(x, cv, uid, &cell, &from, &until) != 0)
+				return -1;
 			if (cell == NULL)
 				return err_set(x->e, ERR_INVALID, ydoc_line(cv), uid,
-				    "accounts '%s': each membership is a cell name", uid);
+				    "accounts '%s': each membership is a cell name or "
+				    "{cell, from, until}", uid);
 			if (cell_split(cell, reason, org, x->e) != 0) {
 				if (x->e)
 					snprintf(x->e->key, sizeof(x->e->key), "%.100s", cell);
 				return at(x, cv, "accounts '%s': %s", uid, x->e ? x->e->msg : "bad cell");
 			}
 			for (j = 0; j < a->ncells; j++)
-				if (strcmp(a->cells[j], cell) == 0)
+				if (membership_same_cell(a->cells[j], cell))
 					return err_set(x->e, ERR_INVALID, ydoc_line(cv), cell,
 					    "accounts '%s': membership %s listed twice", uid, cell);
-			if ((a->cells[a->ncells] = strdup(cell)) == NULL)
+			if ((a->cells[a->ncells] = membership_encode(cell, from, until)) == NULL)
 				return err_set(x->e, ERR_INTERNAL, 0, NULL, "out of memory");
 			a->ncells++;
 		}
@@ -400,9 +437,11 @@ import_check(const struct cfg *c, const struct import_doc *d,
 		const struct import_account *a = &d->accounts[i];
 
 		for (j = 0; j < a->ncells; j++) {
-			char reason[PATH_MAX_LEN + 1], org[PATH_MAX_LEN + 1];
+			char reason[PATH_MAX_LEN + 1], org[PATH_MAX_LEN + 1], name[MEMBERSHIP_MAX];
+			time_t from, until;
 
-			cell_split(a->cells[j], reason, org, NULL);
+			membership_split(a->cells[j], name, sizeof(name), &from, &until);
+			cell_split(name, reason, org, NULL);
 			if (*reason && strmap_get(&rset, reason) == NULL) {
 				err_set(e, ERR_INVALID, a->line, a->cells[j],
 				    "accounts '%s': unknown reason node '%s'", a->uid, reason);

@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "log.h"
+#include "membership.h"
 #include "path.h"
+#include "period.h"
 #include "resolve.h"
 #include "snapshot.h"
 
@@ -155,9 +157,36 @@ build_account(struct snap *s, const struct snap_in_account *in,
 	if ((a->m = calloc(in->ncells ? in->ncells : 1, sizeof(*a->m))) == NULL)
 		return -1;
 	for (i = 0; i < in->ncells; i++) {
-		long k = mres_slot(s, in->cells[i], cap);
+		char cell[MEMBERSHIP_MAX];
+		time_t from, until;
+		long k;
 		size_t j;
 		int dup = 0;
+
+		if (membership_split(in->cells[i], cell, sizeof(cell), &from, &until) != 0) {
+			log_warn("snapshot: account %s: skipping membership '%.80s'", in->uid,
+			    in->cells[i]);
+			s->skipped++;
+			continue;
+		}
+		if (from != 0 || until != 0) {
+			char **nd = realloc(a->dated, (a->ndated + 1) * sizeof(*nd));
+
+			if (nd == NULL)
+				return -1;
+			a->dated = nd;
+			if ((a->dated[a->ndated] = strdup(in->cells[i])) == NULL)
+				return -1;
+			a->ndated++;
+			/* the next moment the model changes by itself */
+			if (from > s->now && (s->next_change == 0 || from < s->next_change))
+				s->next_change = from;
+			if (until > s->now && (s->next_change == 0 || until < s->next_change))
+				s->next_change = until;
+			if (!membership_in_force(from, until, s->now))
+				continue;
+		}
+		k = mres_slot(s, cell, cap);
 
 		if (k == -1)
 			return -1;
@@ -187,6 +216,7 @@ snap_build(const struct cfg *c, const struct snap_input *in, struct err *e)
 		goto fail;
 	s->cfg = c;
 	s->built = time(NULL);
+	s->now = in->now ? in->now : period_now();
 	s->gen = atomic_fetch_add(&generation, 1) + 1;
 	strmap_init(&s->reason_idx);
 	strmap_init(&s->org_idx);
@@ -305,6 +335,9 @@ snap_free(struct snap *s)
 	for (i = 0; i < s->naccounts; i++) {
 		free(s->accounts[i].uid);
 		free(s->accounts[i].fold);
+		for (p = 0; p < s->accounts[i].ndated; p++)
+			free(s->accounts[i].dated[p]);
+		free(s->accounts[i].dated);
 		free(s->accounts[i].m);
 		if (s->answers)
 			free(atomic_load(&s->answers[i]));
@@ -327,6 +360,18 @@ snap_account(const struct snap *s, const char *uid)
 	if (fold(uid, key, sizeof(key)) != 0)
 		return NULL;
 	return strmap_get(&s->account_by_uid, key);
+}
+
+int
+snap_due(time_t now)
+{
+	const struct snap *s;
+	int t, due;
+
+	s = snap_enter(&t);
+	due = s != NULL && s->next_change != 0 && now >= s->next_change;
+	snap_leave(t);
+	return due;
 }
 
 const struct snap_cell *

@@ -46,6 +46,9 @@ struct snap_mres {
 struct snap_account {
 	char *uid;		/* as the directory stores it */
 	char *fold;		/* uid in lower case when that differs, else NULL */
+	char **dated;		/* its dated memberships, in force or not:
+				 * "CELL|FROM|UNTIL" (membership.h) */
+	size_t ndated;
 	const struct snap_mres **m;
 	size_t nm;
 };
@@ -79,6 +82,8 @@ struct snap {
 	_Atomic(void *) *answers;
 
 	size_t skipped;		/* bad grants, cells, memberships left out */
+	time_t now;		/* the moment memberships were judged in force */
+	time_t next_change;	/* when a dated membership starts or ends next; 0: never */
 };
 
 /* What the directory holds, as plain strings; borrowed by snap_build. */
@@ -95,6 +100,7 @@ struct snap_in_account {
 };
 
 struct snap_input {
+	time_t now;		/* judge dated memberships at this moment; 0: period_now() */
 	const char **reasons;
 	size_t nreasons;
 	const char **orgs;
@@ -114,6 +120,9 @@ void snap_free(struct snap *s);
 /* The account whose uid matches uid without regard to case, as LDAP
  * matches uid (caseIgnoreMatch); its uid is the stored one. */
 const struct snap_account *snap_account(const struct snap *s, const char *uid);
+/* Whether the published snapshot has a dated membership that starts or
+ * ends by now (then it is rebuilt). */
+int snap_due(time_t now);
 const struct snap_cell *snap_cell(const struct snap *s, const char *name);
 int snap_reason_exists(const struct snap *s, const char *path);
 int snap_reason_is_leaf(const struct snap *s, const char *path);

@@ -28,10 +28,13 @@
 #include "dn.h"
 #include "ldapconn.h"
 #include "log.h"
+#include "membership.h"
 #include "path.h"
 #include "pending.h"
+#include "period.h"
 #include "snapshot.h"
 #include "strmap.h"
+#include "strv.h"
 #include "sync.h"
 #include "usage.h"
 
@@ -219,6 +222,18 @@ read_entry(LDAP *ld, LDAPMessage *msg, int people)
 			free(mdn);
 			if (ok && add_val(m, buf, strlen(buf)) != 0)
 				goto fail;
+		}
+		ldap_value_free_len(vals);
+		vals = NULL;
+		{
+			/* dated memberships travel as "CELL|FROM|UNTIL" (membership.h) */
+			char **dates = ldapc_get_strv(ld, msg, "privMembershipDates");
+
+			if (dates == NULL || membership_apply_dates(m->vals, m->nvals, dates) != 0) {
+				strv_free(dates);
+				goto fail;
+			}
+			strv_free(dates);
 		}
 	} else if (dn_leaf_cn(dn, cells_dn, buf, sizeof(buf)) == 0) {
 		m->kind = MK_CELL;
@@ -777,7 +792,8 @@ follow(void)
 {
 	static char *priv_attrs[] = { "cn", "privGrant", "privImportState", "privImportWhat",
 	    "privImportActor", "privImportTime", "privImportCSN", "privBefore", "entryCSN", NULL };
-	char *people_attrs[] = { cfg->uid_attr, "privMembership", "entryCSN", NULL };
+	char *people_attrs[] = { cfg->uid_attr, "privMembership", "privMembershipDates",
+	    "entryCSN", NULL };
 	struct follower fp = { "privileges", NULL, 0, 0, 0, "" };
 	struct follower fa = { "people", NULL, 0, 0, 0, "" };
 	struct follower fu = { "usage", NULL, 0, 0, 0, "" };
@@ -830,6 +846,9 @@ follow(void)
 			if (now_ms() - dirty_since < 100)
 				continue;
 		}
+		/* a dated membership starts or ends: the model changes by itself */
+		if (live && dirty_since == 0 && !hold && snap_due(period_now()))
+			dirty_since = 1;
 		if (live && dirty_since != 0 && !hold) {
 			if (rebuild() != 0)
 				goto out;

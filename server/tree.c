@@ -12,6 +12,7 @@
 
 #include "dn.h"
 #include "ldapconn.h"
+#include "membership.h"
 #include "path.h"
 #include "tree.h"
 #include "change.h"
@@ -165,7 +166,7 @@ static int
 read_members(LDAP *ld, const struct cfg *c, const char *path, struct tview *v,
     struct err *e)
 {
-	char *attrs[] = { c->uid_attr, "privMembership", NULL };
+	char *attrs[] = { c->uid_attr, "privMembership", "privMembershipDates", NULL };
 	size_t i = 0, j, k;
 
 	while (i < v->ncells) {
@@ -236,6 +237,17 @@ read_members(LDAP *ld, const struct cfg *c, const char *path, struct tview *v,
 						goto fail;
 					}
 					free(mdn);
+				}
+				/* dated memberships keep their dates through a move */
+				{
+					char **dates = ldapc_get_strv(ld, m, "privMembershipDates");
+
+					if (dates == NULL ||
+					    membership_apply_dates(p->all, p->nall, dates) != 0) {
+						strv_free(dates);
+						goto fail;
+					}
+					strv_free(dates);
 				}
 			}
 			for (j = 0; p && ms && ms[j]; j++)
@@ -346,9 +358,11 @@ tree_delete(const struct cfg *c, enum tree_side side, const char *path,
 		if (p->uid == NULL)
 			continue;
 		for (j = 0; keep && j < p->nall; j++) {
-			char rs[PATH_MAX_LEN + 1], os[PATH_MAX_LEN + 1];
+			char rs[PATH_MAX_LEN + 1], os[PATH_MAX_LEN + 1], nm[MEMBERSHIP_MAX];
+			time_t from, until;
 
-			if (cell_split(p->all[j], rs, os, NULL) == 0 &&
+			if (membership_split(p->all[j], nm, sizeof(nm), &from, &until) == 0 &&
+			    cell_split(nm, rs, os, NULL) == 0 &&
 			    path_covers(path, side == TREE_REASONS ? rs : os) &&
 			    *(side == TREE_REASONS ? rs : os))
 				continue;
@@ -484,15 +498,17 @@ tree_move(const struct cfg *c, enum tree_side side, const char *from,
 		if (now == NULL)
 			goto nomem;
 		for (j = 0; j < p->nall; j++) {
-			char rs[PATH_MAX_LEN + 1], os[PATH_MAX_LEN + 1];
+			char rs[PATH_MAX_LEN + 1], os[PATH_MAX_LEN + 1], nm[MEMBERSHIP_MAX];
 			const char *sd;
+			time_t mf, mu;
 
 			now[j] = NULL;
-			if (cell_split(p->all[j], rs, os, NULL) == 0 &&
+			if (membership_split(p->all[j], nm, sizeof(nm), &mf, &mu) == 0 &&
+			    cell_split(nm, rs, os, NULL) == 0 &&
 			    *(sd = side == TREE_REASONS ? rs : os) && path_covers(from, sd)) {
 				moved(sd, from, to, np);
 				cell_join(name, side == TREE_REASONS ? np : rs, side == TREE_REASONS ? os : np);
-				now[j] = strdup(name);
+				now[j] = membership_encode(name, mf, mu);
 			} else
 				now[j] = strdup(p->all[j]);
 			if (now[j] == NULL) {
