@@ -127,22 +127,28 @@ struct worker {
 	int fresh, replayed, other;
 };
 
+/* Charges one page as busy-i and counts the answer: 201, 200 or other. */
+static void
+charge_one(int i, int *fresh, int *replayed, int *other)
+{
+	long st = post("/charges", "{\"request_id\":\"busy-%d\",\"amount\":1}", i);
+
+	if (st == 201)
+		(*fresh)++;
+	else if (st == 200)
+		(*replayed)++;
+	else
+		(*other)++;
+}
+
 static void *
 charge_range(void *arg)
 {
 	struct worker *w = arg;
 	int i;
 
-	for (i = w->from; i < w->to; i += w->step) {
-		long st = post("/charges", "{\"request_id\":\"busy-%d\",\"amount\":1}", i);
-
-		if (st == 201)
-			w->fresh++;
-		else if (st == 200)
-			w->replayed++;
-		else
-			w->other++;
-	}
+	for (i = w->from; i < w->to; i += w->step)
+		charge_one(i, &w->fresh, &w->replayed, &w->other);
 	return NULL;
 }
 
@@ -249,16 +255,8 @@ replay_old(void *arg)
 	struct mixed *m = arg;
 	int i;
 
-	for (i = m->base; i < N; i += 37) {
-		long st = post("/charges", "{\"request_id\":\"busy-%d\",\"amount\":1}", i);
-
-		if (st == 200)
-			m->replayed++;
-		else if (st == 201)
-			m->fresh++;
-		else
-			m->other++;
-	}
+	for (i = m->base; i < N; i += 37)
+		charge_one(i, &m->fresh, &m->replayed, &m->other);
 	return NULL;
 }
 
