@@ -4,6 +4,7 @@
 
 #include "api.h"
 #include "body.h"
+#include "indoubt.h"
 #include "ldpool.h"
 #include "ledger.h"
 #include "log.h"
@@ -110,6 +111,10 @@ finish(struct req *r, LDAP *ld, const struct quota_req *q, const char *what,
     const char *rid, const char *amount_name, int rc, const struct quota_res *res,
     const struct err *e)
 {
+	if (e->code == ERR_UNAVAILABLE && ldpool_is_home(ld, q->uid))
+		indoubt_add(q->uid, rid);
+	else if (rc == 0 || e->code != ERR_UNAVAILABLE)
+		indoubt_del(q->uid, rid);
 	ldpool_put(ld, e->code == ERR_UNAVAILABLE);
 	audit(r, q, what, rid, res, rc, e);
 	return rc == 0 ? done(r, q, res, rid, amount_name, 1) : refused(r, q, res, e);
@@ -174,10 +179,13 @@ audit(const struct req *r, const struct quota_req *q, const char *what,
 	(void)r;
 }
 
-/* Takes a write connection to the account's home provider; answers 503
- * itself when there is none. */
+/*
+ * Takes a write connection to the account's home provider; answers 503
+ * itself when there is none. A request id rid in doubt (indoubt.h) goes to
+ * the home provider only: anywhere else it could land a second time.
+ */
 static LDAP *
-conn(struct req *r, enum MHD_Result *ret)
+conn(struct req *r, const char *rid, enum MHD_Result *ret)
 {
 	struct err e;
 	LDAP *ld;
@@ -185,6 +193,13 @@ conn(struct req *r, enum MHD_Result *ret)
 	memset(&e, 0, sizeof(e));
 	if (ldpool_get_home(r->part[2], &ld, &e) != 0) {
 		*ret = http_error(r, 503, "ldap_unavailable", NULL, "%s", e.msg);
+		return NULL;
+	}
+	if (rid != NULL && indoubt_has(r->part[2], rid) && !ldpool_is_home(ld, r->part[2])) {
+		ldpool_put(ld, 0);
+		*ret = http_error(r, 503, "ldap_unavailable", NULL, "request '%s' may have landed "
+		    "on %s's home provider just before it went away; it waits for that provider, "
+		    "so that it is never charged twice: send it again later", rid, r->part[2]);
 		return NULL;
 	}
 	return ld;
@@ -243,7 +258,7 @@ api_charge(struct req *r)
 		json_decref(o);
 		return bad(r, &e);
 	}
-	if ((ld = conn(r, &ret)) == NULL) {
+	if ((ld = conn(r, rid, &ret)) == NULL) {
 		free(meta);
 		json_decref(o);
 		return ret;
@@ -278,7 +293,7 @@ api_refund(struct req *r)
 		json_decref(o);
 		return bad(r, &e);
 	}
-	if ((ld = conn(r, &ret)) == NULL) {
+	if ((ld = conn(r, rid, &ret)) == NULL) {
 		json_decref(o);
 		return ret;
 	}
@@ -313,7 +328,7 @@ api_hold(struct req *r)
 		json_decref(o);
 		return bad(r, &e);
 	}
-	if ((ld = conn(r, &ret)) == NULL) {
+	if ((ld = conn(r, rid, &ret)) == NULL) {
 		free(meta);
 		json_decref(o);
 		return ret;
@@ -350,9 +365,13 @@ settle(struct req *r, int release)
 		return bad(r, &e);
 	}
 	json_decref(o);
-	if ((ld = conn(r, &ret)) == NULL)
+	if ((ld = conn(r, id, &ret)) == NULL)
 		return ret;
 	rc = quota_settle(ld, &q, id, release, amount, &res, &e);
+	if (e.code == ERR_UNAVAILABLE && ldpool_is_home(ld, q.uid))
+		indoubt_add(q.uid, id);
+	else if (rc == 0 || e.code != ERR_UNAVAILABLE)
+		indoubt_del(q.uid, id);
 	ldpool_put(ld, e.code == ERR_UNAVAILABLE);
 	audit(r, &q, release ? "release" : "commit", id, &res, rc, &e);
 	if (rc != 0)
@@ -408,7 +427,7 @@ api_credit(struct req *r)
 		    "period must name a %s period of %s", cfg_period_name(q.kind), q.quota);
 		goto out;
 	}
-	if ((ld = conn(r, &ret)) == NULL)
+	if ((ld = conn(r, rid, &ret)) == NULL)
 		goto out;
 	rc = quota_credit(ld, &q, rid, amount, reason, period, &res, &e);
 	ret = finish(r, ld, &q, "credit", rid, "credited", rc, &res, &e);
@@ -473,7 +492,7 @@ api_ledger(struct req *r)
 		return http_error(r, 409, "no_period", "period", "%s", e.msg);
 	if ((udn = quota_usage_dn(r->cfg, q.uid, q.quota, period)) == NULL)
 		return http_error(r, 500, "internal", NULL, "out of memory");
-	if ((ld = conn(r, &ret)) == NULL) {
+	if ((ld = conn(r, NULL, &ret)) == NULL) {
 		free(udn);
 		return ret;
 	}

@@ -173,11 +173,17 @@ has_capper() { curl -sf -H "$R" "$1/v1/accounts/capper/privileges" > /dev/null; 
 wait_for "capper at b" 100 has_capper "$UB"
 home=$(home_of capper)
 if [ "$home" = "$P1" ]; then hdir=$dir/mp/1; else hdir=$dir/mp/2; fi
-capper() {	# URL NAME N
-	local i
+capper() {	# URL NAME N: each id until it is answered (a print system retries a 503)
+	local i k code
 	for ((i = 0; i < $3; i++)); do
-		curl -s -o /dev/null -w '%{http_code}\n' --max-time 5 -H "$C" \
-			-d "{\"request_id\":\"$2-$i\",\"amount\":1}" "$1/v1/accounts/capper/quotas/print.pages/charges"
+		for ((k = 0; k < 120; k++)); do
+			code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 -H "$C" \
+				-d "{\"request_id\":\"$2-$i\",\"amount\":1}" \
+				"$1/v1/accounts/capper/quotas/print.pages/charges")
+			case $code in 201|200|409) break ;; esac
+			sleep 0.1
+		done
+		echo "$code"
 	done > "$dir/st.$2"
 }
 rm -f "$dir"/st.*
@@ -187,7 +193,8 @@ deploy/slapd-dev.sh stop "$hdir"
 sleep 2
 deploy/slapd-dev.sh restart "$hdir" || fail "the home provider did not restart"
 wait
-accepted=$(( $(cat "$dir"/st.* | grep -c '^201$' || true) + 1 ))
+[ "$(cat "$dir"/st.* | grep -cv '^20[01]$\|^409$' || true)" = 0 ] || fail "some capper charges were never answered"
+accepted=$(( $(cat "$dir"/st.* | grep -c '^20[01]$' || true) + 1 ))
 settle() { [ "$(used_at "$P1" capper)" = "$(used_at "$P2" capper)" ] && [ "$(used_at "$P1" capper)" -gt 0 ]; }
 wait_for "capper to converge" 300 settle
 used=$(used_at "$P1" capper)
@@ -195,22 +202,34 @@ used=$(used_at "$P1" capper)
 check_ledgers
 echo "multi.sh: a limit of 300 across a failover: $accepted accepted, overrun $((used > 300 ? used - 300 : 0))"
 
-# --- 4. a delta-syncrepl consumer follows charges: its privd shows each
-seen_at_c() { [ "$(curl -sf -H "$R" "$UC/v1/accounts/watched/quotas/print.pages" | jq .used)" = "$1" ]; }
-: > "$dir/lag"
-for i in $(seq 1 50); do
-	curl -sf -o /dev/null -H "$C" -d "{\"request_id\":\"w-$i\",\"amount\":1}" \
-		"$UA/v1/accounts/watched/quotas/print.pages/charges" || fail "charge w-$i failed"
-	t0=$(date +%s%N)
-	k=0
-	until seen_at_c "$i"; do
-		k=$((k + 1))
-		[ $k -lt 2000 ] || fail "the consumer's privd never showed charge $i"
-		sleep 0.001
-	done
-	echo $(( ($(date +%s%N) - t0) / 1000000 )) >> "$dir/lag"
-done
+# --- 4. a delta-syncrepl consumer follows charges: its privd shows each.
+#     Timed in one process (python3's http.client, kept-alive connections),
+#     so the figure is replication's, not the cost of starting curl
+python3 - "$HA" "$HC" > "$dir/lag" 2> "$dir/lag.err" <<'PY' || fail "the consumer's privd never showed a charge: $(tail -3 "$dir/lag.err")"
+import http.client, json, sys, time
+a = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]))
+c = http.client.HTTPConnection("127.0.0.1", int(sys.argv[2]))
+charge = {"Authorization": "Bearer dev-charge-93fa06d2c1", "Content-Type": "application/json"}
+read = {"Authorization": "Bearer dev-read-4d1c8e27b9"}
+for i in range(1, 51):
+    a.request("POST", "/v1/accounts/watched/quotas/print.pages/charges",
+              json.dumps({"request_id": "w-%d" % i, "amount": 1}), charge)
+    r = a.getresponse(); r.read()
+    if r.status != 201:
+        sys.exit("charge w-%d answered %d" % (i, r.status))
+    t0 = time.monotonic()
+    while True:
+        c.request("GET", "/v1/accounts/watched/quotas/print.pages", headers=read)
+        r = c.getresponse(); used = json.loads(r.read())["used"]
+        if used >= i:
+            break
+        if time.monotonic() - t0 > 10:
+            sys.exit("charge %d never showed" % i)
+        time.sleep(0.0005)
+    print(round((time.monotonic() - t0) * 1000, 1))
+PY
 p99=$(sort -n "$dir/lag" | awk '{ v[NR] = $1 } END { i = int(NR * 0.99); if (i < 1) i = 1; print v[i] }')
 p50=$(sort -n "$dir/lag" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
-[ "$p99" -le 100 ] || fail "the consumer shows charges after p99 $p99 ms (p50 $p50), not within 100 ms"
+awk -v p="$p99" 'BEGIN { exit !(p <= 100) }' ||
+	fail "the consumer shows charges after p99 $p99 ms (p50 $p50), not within 100 ms"
 echo "multi.sh: a delta-syncrepl consumer's privd shows each charge after p50 $p50 ms, p99 $p99 ms"
