@@ -157,8 +157,11 @@ report_usage(const struct snap *s, const struct report_opts *o, struct report *o
 		out->top[out->ntop++] = (struct report_top){ a->uid, u.used, v.num, u.credit };
 		resolve_val_clear(&v);
 	}
-	qsort(out->rows, out->nrows, sizeof(*out->rows), by_path);
-	qsort(out->top, out->ntop, sizeof(*out->top), heaviest);
+	/* never qsort a NULL array, even an empty one */
+	if (out->nrows > 0)
+		qsort(out->rows, out->nrows, sizeof(*out->rows), by_path);
+	if (out->ntop > 0)
+		qsort(out->top, out->ntop, sizeof(*out->top), heaviest);
 	if (out->ntop > o->top)
 		out->ntop = o->top;
 	free(hit);
