@@ -4,6 +4,8 @@
  * the provider. Charges and admin changes through either reach the other
  * within a second, and B keeps serving reads while the provider is down.
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -84,7 +87,22 @@ setup(void **state)
 	if ((f = fopen(cmd, "r")) == NULL || fscanf(f, "%d", &consumer_port) != 1)
 		return -1;
 	fclose(f);
-	b_port = 20000 + (int)((getpid() + 7) % 12000);
+	/* a port nobody listens on: the fixed guess could meet another run's */
+	for (i = 0; i < 50; i++) {
+		struct sockaddr_in sa;
+		int fd = socket(AF_INET, SOCK_STREAM, 0), ok;
+
+		b_port = 20000 + (int)((getpid() * 31 + i * 7919) % 12000);
+		memset(&sa, 0, sizeof(sa));
+		sa.sin_family = AF_INET;
+		sa.sin_port = htons((uint16_t)b_port);
+		sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		ok = fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+		if (fd >= 0)
+			close(fd);
+		if (ok)
+			break;
+	}
 	snprintf(b_base, sizeof(b_base), "http://127.0.0.1:%d", b_port);
 	snprintf(cmd, sizeof(cmd), "%s -c config/dev.yaml -L ldap://127.0.0.1:%d/ "
 	    "-W ldap://127.0.0.1:%d/ -l 127.0.0.1:%d > %s/privd-b.log 2>&1 & echo $! > %s/b.pid",
@@ -92,11 +110,16 @@ setup(void **state)
 	    it_ldap_port, b_port, it_dir, it_dir);
 	if (system(cmd) != 0)
 		return -1;
-	for (i = 0; i < 100; i++) {
+	/* the consumer refreshes from the provider first; a sanitizer build on
+	 * a busy machine takes a while */
+	for (i = 0; i < 600; i++) {
 		if (get_on(b_base, "/readyz", NULL) == 200)
 			return 0;
 		usleep(100000);
 	}
+	snprintf(cmd, sizeof(cmd), "tail -20 %s/privd-b.log >&2", it_dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "replica: privd B never became ready\n");
 	return -1;
 }
 
