@@ -70,9 +70,12 @@ used(void)
 	return it_number(Q, "used");
 }
 
-/* How many values of attr the usage entry holds, as slapd has it. */
+/*
+ * Reads attr of the usage entry as slapd has it: how many values it has,
+ * and the last one as a number (0 when absent) into *last.
+ */
 static int
-values_of(const char *attr)
+attr_of(const char *attr, long long *last)
 {
 	char cmd[1024], line[4096];
 	size_t al = strlen(attr);
@@ -85,32 +88,33 @@ values_of(const char *attr)
 	    it_ldap_port, period, attr);
 	p = popen(cmd, "r");
 	assert_non_null(p);
+	*last = 0;
 	while (fgets(line, sizeof(line), p))
-		n += strncmp(line, attr, al) == 0 && line[al] == ':';
+		if (strncmp(line, attr, al) == 0 && line[al] == ':') {
+			n++;
+			*last = atoll(line + al + 1);
+		}
 	pclose(p);
 	return n;
+}
+
+/* How many values of attr the usage entry holds. */
+static int
+values_of(const char *attr)
+{
+	long long last;
+
+	return attr_of(attr, &last);
 }
 
 /* A number attribute of the usage entry (0 when absent). */
 static long long
 counter(const char *attr)
 {
-	char cmd[1024], line[256];
-	size_t al = strlen(attr);
-	long long n = 0;
-	FILE *p;
+	long long last;
 
-	snprintf(cmd, sizeof(cmd), "ldapsearch -x -LLL -o ldif-wrap=no -H ldap://127.0.0.1:%d/ "
-	    "-D cn=admin,dc=example,dc=edu -w secret -s base "
-	    "-b 'cn=print.pages@%s,uid=busy,ou=usage," BASE "' '(objectClass=*)' %s",
-	    it_ldap_port, period, attr);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	while (fgets(line, sizeof(line), p))
-		if (strncmp(line, attr, al) == 0 && line[al] == ':')
-			n = atoll(line + al + 1);
-	pclose(p);
-	return n;
+	attr_of(attr, &last);
+	return last;
 }
 
 static int
