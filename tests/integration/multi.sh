@@ -15,9 +15,9 @@ case $PRIVD in /*) ;; *) PRIVD=$top/$PRIVD ;; esac
 . tests/integration/lib.sh
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/privd-multi.XXXXXX")
-pids=""
 cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null || true; done
+	# the privd pids: start_privd runs in a command substitution, so a file
+	for p in $(cat "$dir/pids" 2>/dev/null); do kill "$p" 2>/dev/null || true; done
 	for d in "$dir/mp/1" "$dir/mp/2" "$dir/c"; do deploy/slapd-dev.sh stop "$d" 2>/dev/null || true; done
 	sleep 0.2
 	rm -rf "$dir"
@@ -51,7 +51,7 @@ start_privd() {	# NAME LDAP_PORT: prints the HTTP port
 	hp=$(free_port)
 	"$PRIVD" -c config/dev.yaml -L "ldap://127.0.0.1:$2/" -W "$W" -l "127.0.0.1:$hp" \
 		> "$dir/privd-$1.log" 2>&1 &
-	pids="$pids $!"
+	echo "$!" >> "$dir/pids"
 	echo "$hp"
 }
 HA=$(start_privd a "$P1")
