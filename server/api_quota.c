@@ -105,17 +105,28 @@ static enum MHD_Result done(struct req *, const struct quota_req *,
 static void audit(const struct req *, const struct quota_req *, const char *,
     const char *, const struct quota_res *, int, const struct err *);
 
+/*
+ * After a write of request rid: the connection back to the pool, and the
+ * request in doubt when the home provider took its outcome with it
+ * (indoubt.h), out of doubt once it has a definite answer.
+ */
+static void
+give_back(LDAP *ld, const char *uid, const char *rid, int rc, const struct err *e)
+{
+	if (e->code == ERR_UNAVAILABLE && ldpool_is_home(ld, uid))
+		indoubt_add(uid, rid);
+	else if (rc == 0 || e->code != ERR_UNAVAILABLE)
+		indoubt_del(uid, rid);
+	ldpool_put(ld, e->code == ERR_UNAVAILABLE);
+}
+
 /* After a write: the connection back, the audit line, the answer. */
 static enum MHD_Result
 finish(struct req *r, LDAP *ld, const struct quota_req *q, const char *what,
     const char *rid, const char *amount_name, int rc, const struct quota_res *res,
     const struct err *e)
 {
-	if (e->code == ERR_UNAVAILABLE && ldpool_is_home(ld, q->uid))
-		indoubt_add(q->uid, rid);
-	else if (rc == 0 || e->code != ERR_UNAVAILABLE)
-		indoubt_del(q->uid, rid);
-	ldpool_put(ld, e->code == ERR_UNAVAILABLE);
+	give_back(ld, q->uid, rid, rc, e);
 	audit(r, q, what, rid, res, rc, e);
 	return rc == 0 ? done(r, q, res, rid, amount_name, 1) : refused(r, q, res, e);
 }
@@ -368,11 +379,7 @@ settle(struct req *r, int release)
 	if ((ld = conn(r, id, &ret)) == NULL)
 		return ret;
 	rc = quota_settle(ld, &q, id, release, amount, &res, &e);
-	if (e.code == ERR_UNAVAILABLE && ldpool_is_home(ld, q.uid))
-		indoubt_add(q.uid, id);
-	else if (rc == 0 || e.code != ERR_UNAVAILABLE)
-		indoubt_del(q.uid, id);
-	ldpool_put(ld, e.code == ERR_UNAVAILABLE);
+	give_back(ld, q.uid, id, rc, &e);
 	audit(r, &q, release ? "release" : "commit", id, &res, rc, &e);
 	if (rc != 0)
 		return refused(r, &q, &res, &e);

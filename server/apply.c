@@ -235,13 +235,8 @@ read_people(LDAP *ld, const struct cfg *c, const struct import_doc *doc,
 					p->cells[p->ncells++] = strdup("");
 				free(mdn);
 			}
-			if (!bad) {
-				char **dates = ldapc_get_strv(ld, m, "privMembershipDates");
-
-				bad = dates == NULL ||
-				    membership_apply_dates(p->cells, p->ncells, dates) != 0;
-				strv_free(dates);
-			}
+			if (!bad)
+				bad = membership_read_dates(ld, m, p->cells, p->ncells) < 0;
 			ldap_memfree(dn);
 			ldap_value_free_len(uid);
 			ldap_value_free_len(oc);

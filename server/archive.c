@@ -157,18 +157,6 @@ older_first(const void *a, const void *b)
 	return strcmp(x->time ? x->time : "", y->time ? y->time : "");
 }
 
-/* Whether "ID ..." values v hold one for id. */
-static int
-has_id(char *const *v, const char *id)
-{
-	size_t i, il = strlen(id);
-
-	for (i = 0; v && v[i]; i++)
-		if (strncmp(v[i], id, il) == 0 && v[i][il] == ' ')
-			return 1;
-	return 0;
-}
-
 static int
 in_strv(char *const *v, const char *s)
 {
@@ -273,7 +261,7 @@ arch_choose(char *const *entries, char *const *holds)
 	for (i = 0; k > ARCH_KEEP && i < k - ARCH_KEEP; i++) {
 		if (r[i].id == NULL || r[i].kind == NULL)
 			continue;
-		if (strcmp(r[i].kind, "hold") == 0 && has_id(holds, r[i].id))
+		if (strcmp(r[i].kind, "hold") == 0 && strv_keyed(holds, r[i].id) != NULL)
 			continue;
 		if (add_once(&out, r[i].val) != 0)
 			goto fail;

@@ -595,7 +595,7 @@ read_person(LDAP *ld, const struct cfg *c, LDAPMessage *m, const char *cells_dn,
 	char name[CELL_MAX_LEN + 1], *dn = ldap_get_dn(ld, m), *k;
 	struct person *p = NULL;
 	size_t i;
-	int rc = -1, failed;
+	int rc = -1, failed, ndates;
 
 	if (dn == NULL || uid == NULL || uid[0] == NULL) {
 		rc = 0;
@@ -629,16 +629,9 @@ read_person(LDAP *ld, const struct cfg *c, LDAPMessage *m, const char *cells_dn,
 			p->foreign = 1;
 		free(mdn);
 	}
-	{
-		char **dates = ldapc_get_strv(ld, m, "privMembershipDates");
-
-		if (dates == NULL || membership_apply_dates(p->cells, p->ncells, dates) != 0) {
-			strv_free(dates);
-			goto nomem;
-		}
-		p->dated = dates[0] != NULL;
-		strv_free(dates);
-	}
+	if ((ndates = membership_read_dates(ld, m, p->cells, p->ncells)) < 0)
+		goto nomem;
+	p->dated = ndates > 0;
 	strmap_put(&d->people, k, p, &failed);
 	if (failed)
 		goto nomem;

@@ -70,14 +70,11 @@ jstr(json_t *j, const char *k)
 static int
 has_state(char *const *v, const char *id, long long *n)
 {
-	size_t i, il = strlen(id);
+	const char *s = strv_keyed(v, id);
 
-	for (i = 0; v && v[i]; i++)
-		if (strncmp(v[i], id, il) == 0 && v[i][il] == ' ') {
-			*n = strtoll(v[i] + il + 1, NULL, 10);
-			return 1;
-		}
-	return 0;
+	if (s != NULL)
+		*n = strtoll(s + strlen(id) + 1, NULL, 10);
+	return s != NULL;
 }
 
 static int
@@ -371,6 +368,17 @@ get_ll(LDAP *ld, LDAPMessage *m, const char *attr)
 	return n;
 }
 
+/* A counter of m against what its ledger says it must be. */
+static void
+expect(struct check *k, LDAP *ld, LDAPMessage *m, const char *attr, long long want,
+    const char *why)
+{
+	long long have = get_ll(ld, m, attr);
+
+	if (have != want)
+		fault(k, "%s is %lld, %s %lld", attr, have, why, want);
+}
+
 struct walk {
 	const struct cfg *c;
 	const char *root;
@@ -417,19 +425,11 @@ check_one(LDAP *ld, LDAPMessage *m, void *arg)
 			feed(k, seg[cnt]);
 		archived += cnt;
 	}
-	if (archived != get_ll(ld, m, "privArchived"))
-		fault(k, "privArchived is %lld, its segments hold %lld", get_ll(ld, m,
-		    "privArchived"), archived);
+	expect(k, ld, m, "privArchived", archived, "its segments hold");
 	judge(k, holds, refunds);
-	if (get_ll(ld, m, "privUsed") != k->used)
-		fault(k, "privUsed is %lld, the ledger sums to %lld", get_ll(ld, m, "privUsed"),
-		    k->used);
-	if (get_ll(ld, m, "privHeld") != k->held)
-		fault(k, "privHeld is %lld, the ledger sums to %lld", get_ll(ld, m, "privHeld"),
-		    k->held);
-	if (get_ll(ld, m, "privCredit") != k->credit)
-		fault(k, "privCredit is %lld, the ledger sums to %lld", get_ll(ld, m,
-		    "privCredit"), k->credit);
+	expect(k, ld, m, "privUsed", k->used, "the ledger sums to");
+	expect(k, ld, m, "privHeld", k->held, "the ledger sums to");
+	expect(k, ld, m, "privCredit", k->credit, "the ledger sums to");
 	for (i = 0; i < k->items.cap; i++)
 		if (k->items.slots[i].key != NULL)
 			free(k->items.slots[i].val);

@@ -3,7 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ldapconn.h"
 #include "membership.h"
+#include "strv.h"
 
 static time_t
 days_to_time(long days, int h, int mi, int s)
@@ -138,31 +140,37 @@ membership_in_force(time_t from, time_t until, time_t now)
 int
 membership_apply_dates(char **cells, size_t n, char *const *dates)
 {
-	size_t i, k;
+	size_t i;
 
-	for (k = 0; dates && dates[k]; k++) {
-		const char *sp = strchr(dates[k], ' ');
-		size_t cl = sp ? (size_t)(sp - dates[k]) : 0;
+	for (i = 0; i < n; i++) {
+		const char *d = strv_keyed(dates, cells[i]);
+		char *enc, *p;
 
-		if (sp == NULL)
+		if (d == NULL)
 			continue;
-		for (i = 0; i < n; i++) {
-			char *enc;
-
-			if (strlen(cells[i]) != cl || strncmp(cells[i], dates[k], cl) != 0)
-				continue;
-			if (asprintf(&enc, "%s", dates[k]) < 0)
-				return -1;
-			/* "CELL FROM UNTIL" -> "CELL|FROM|UNTIL" */
-			for (sp = enc; *sp; sp++)
-				if (*sp == ' ')
-					enc[sp - enc] = '|';
-			free(cells[i]);
-			cells[i] = enc;
-			break;
-		}
+		if ((enc = strdup(d)) == NULL)
+			return -1;
+		/* "CELL FROM UNTIL" -> "CELL|FROM|UNTIL" */
+		for (p = enc; *p; p++)
+			if (*p == ' ')
+				*p = '|';
+		free(cells[i]);
+		cells[i] = enc;
 	}
 	return 0;
+}
+
+int
+membership_read_dates(LDAP *ld, LDAPMessage *m, char **cells, size_t n)
+{
+	char **dates = ldapc_get_strv(ld, m, "privMembershipDates");
+	int rc;
+
+	if (dates == NULL)
+		return -1;
+	rc = membership_apply_dates(cells, n, dates) != 0 ? -1 : (int)strv_len(dates);
+	strv_free(dates);
+	return rc;
 }
 
 char *

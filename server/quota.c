@@ -245,20 +245,15 @@ static int
 find_value(char *const *v, const char *id, long long *n, char *rest, size_t nrest,
     char **whole)
 {
-	size_t i, il = strlen(id);
+	char *s = strv_keyed(v, id), *end;
 
-	for (i = 0; v && v[i]; i++) {
-		char *end;
-
-		if (strncmp(v[i], id, il) != 0 || v[i][il] != ' ')
-			continue;
-		*n = strtoll(v[i] + il + 1, &end, 10);
-		if (rest != NULL)
-			snprintf(rest, nrest, "%s", *end == ' ' ? end + 1 : "");
-		*whole = v[i];
-		return 0;
-	}
-	return -1;
+	if (s == NULL)
+		return -1;
+	*n = strtoll(s + strlen(id) + 1, &end, 10);
+	if (rest != NULL)
+		snprintf(rest, nrest, "%s", *end == ' ' ? end + 1 : "");
+	*whole = s;
+	return 0;
 }
 
 /* A ledger entry as JSON text (malloc'd). */
@@ -703,7 +698,7 @@ quota_refund(LDAP *ld, const struct quota_req *q, const char *rid,
 	struct ustate st = { 0, { 0, 0, 0, 0, "" }, NULL, NULL, NULL };
 	struct berval in, esc = { 0, NULL };
 	struct wop o;
-	char *rec = NULL, *old, *segs = NULL;
+	char *rec = NULL, *old = NULL, *segs = NULL;
 	long long charged, refunded;
 	json_t *j;
 	int attempt, rc, ret = -1, first;

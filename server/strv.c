@@ -73,3 +73,14 @@ strv_same(char *const *a, size_t na, char *const *b, size_t nb)
 	}
 	return 1;
 }
+
+char *
+strv_keyed(char *const *v, const char *key)
+{
+	size_t i, kl = strlen(key);
+
+	for (i = 0; v && v[i]; i++)
+		if (strncmp(v[i], key, kl) == 0 && v[i][kl] == ' ')
+			return v[i];
+	return NULL;
+}

@@ -13,6 +13,9 @@ char **strv_dup(char *const *v, size_t n);
 void strv_free(char **v);
 /* The number of strings before the NULL (0 for NULL). */
 size_t strv_len(char *const *v);
+/* The first string of v that is key followed by a space ("ID N ..." state
+ * values), or NULL. */
+char *strv_keyed(char *const *v, const char *key);
 /* Whether a and b hold the same strings, in any order (no duplicates). */
 int strv_same(char *const *a, size_t na, char *const *b, size_t nb);
 

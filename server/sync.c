@@ -225,16 +225,9 @@ read_entry(LDAP *ld, LDAPMessage *msg, int people)
 		}
 		ldap_value_free_len(vals);
 		vals = NULL;
-		{
-			/* dated memberships travel as "CELL|FROM|UNTIL" (membership.h) */
-			char **dates = ldapc_get_strv(ld, msg, "privMembershipDates");
-
-			if (dates == NULL || membership_apply_dates(m->vals, m->nvals, dates) != 0) {
-				strv_free(dates);
-				goto fail;
-			}
-			strv_free(dates);
-		}
+		/* dated memberships travel as "CELL|FROM|UNTIL" (membership.h) */
+		if (membership_read_dates(ld, msg, m->vals, m->nvals) < 0)
+			goto fail;
 	} else if (dn_leaf_cn(dn, cells_dn, buf, sizeof(buf)) == 0) {
 		m->kind = MK_CELL;
 		if ((m->key = strdup(buf)) == NULL)

@@ -239,16 +239,8 @@ read_members(LDAP *ld, const struct cfg *c, const char *path, struct tview *v,
 					free(mdn);
 				}
 				/* dated memberships keep their dates through a move */
-				{
-					char **dates = ldapc_get_strv(ld, m, "privMembershipDates");
-
-					if (dates == NULL ||
-					    membership_apply_dates(p->all, p->nall, dates) != 0) {
-						strv_free(dates);
-						goto fail;
-					}
-					strv_free(dates);
-				}
+				if (membership_read_dates(ld, m, p->all, p->nall) < 0)
+					goto fail;
 			}
 			for (j = 0; p && ms && ms[j]; j++)
 				for (k = 0; k < v->ncells; k++)
