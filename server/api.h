@@ -37,12 +37,20 @@ enum MHD_Result api_node_delete(struct req *r);
 enum MHD_Result api_node_move(struct req *r);
 enum MHD_Result api_grant_set(struct req *r);
 enum MHD_Result api_grant_revoke(struct req *r);
+enum MHD_Result api_pool_set(struct req *r);
+enum MHD_Result api_pool_unset(struct req *r);
 enum MHD_Result api_member_add(struct req *r);
 enum MHD_Result api_member_remove(struct req *r);
 enum MHD_Result api_members_expiring(struct req *r);
 enum MHD_Result api_members_purge(struct req *r);
 enum MHD_Result api_imports(struct req *r);
 enum MHD_Result api_import_abort(struct req *r);
+
+/* api_pool.c */
+enum MHD_Result api_pools(struct req *r);
+enum MHD_Result api_pool(struct req *r);
+enum MHD_Result api_pool_members(struct req *r);
+enum MHD_Result api_account_pools(struct req *r);
 
 /* api_model.c */
 enum MHD_Result api_export(struct req *r);

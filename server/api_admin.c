@@ -18,6 +18,7 @@
 #include "log.h"
 #include "membership.h"
 #include "path.h"
+#include "pool.h"
 #include "snapshot.h"
 #include "sync.h"
 #include "tree.h"
@@ -469,6 +470,99 @@ api_grant_revoke(struct req *r)
 	c->nrevoke = 1;
 	snprintf(q, sizeof(q), "%s\n%s", cell, priv);
 	return run_edit(r, &doc, "revoke", q);
+}
+
+/* POST /v1/pools {"cell","pools":["print.pages=150",...]}: sets the
+ * cell's pool limits, making the cell and its nodes when missing. */
+enum MHD_Result
+api_pool_set(struct req *r)
+{
+	static const char *const allowed[] = { "cell", "pools", NULL };
+	struct import_doc doc;
+	struct import_cell *c;
+	enum MHD_Result ret;
+	json_t *o, *g, *v;
+	size_t i;
+
+	if ((o = body(r, allowed, &ret)) == NULL)
+		return ret;
+	memset(&doc, 0, sizeof(doc));
+	g = json_object_get(o, "pools");
+	if (!json_is_array(g) || json_array_size(g) == 0 || json_array_size(g) > 64) {
+		json_decref(o);
+		return http_error(r, 400, "bad_request", "pools",
+		    "pools must be a list of 1 to 64 limits like print.pages=150");
+	}
+	if ((c = edit_cell(r, &doc, field_str(o, "cell"), 1, &ret)) == NULL)
+		goto fail;
+	if ((c->grants = calloc(json_array_size(g), sizeof(*c->grants))) == NULL) {
+		ret = http_error(r, 500, "internal", NULL, "out of memory");
+		goto fail;
+	}
+	json_array_foreach(g, i, v) {
+		char text[PRIV_NAME_MAX + 64];
+		struct err e;
+
+		memset(&e, 0, sizeof(e));
+		if (json_is_string(v))
+			snprintf(text, sizeof(text), GRANT_POOL "%s", json_string_value(v));
+		if (!json_is_string(v) || grant_parse(r->cfg, text, &c->grants[c->ngrants], &e) != 0) {
+			ret = http_error(r, e.code == ERR_NOT_FOUND ? 404 : 400,
+			    e.code == ERR_NOT_FOUND ? "unknown_privilege" : "bad_request", "pools",
+			    "pools[%zu]: %s", i, json_is_string(v) ? e.msg : "not a string");
+			goto fail;
+		}
+		c->ngrants++;
+	}
+	json_decref(o);
+	return run_edit(r, &doc, "pool", NULL);
+fail:
+	import_free(&doc);
+	json_decref(o);
+	return ret;
+}
+
+/* DELETE /v1/pools?cell=C&quota=Q: the cell no longer holds that pool.
+ * Its usage entries stay in LDAP, as an account's do. */
+enum MHD_Result
+api_pool_unset(struct req *r)
+{
+	const char *cell = http_query(r, "cell"), *quota = http_query(r, "quota");
+	char q[CELL_MAX_LEN + PRIV_NAME_MAX + 8];
+	struct import_doc doc;
+	struct import_cell *c;
+	const struct snap_cell *sc;
+	const struct snap *s;
+	enum MHD_Result ret;
+	int t, known, p;
+
+	memset(&doc, 0, sizeof(doc));
+	if (quota == NULL || (p = cfg_priv_find(r->cfg, quota)) < 0 ||
+	    r->cfg->privs[p].type != PRIV_QUOTA)
+		return http_error(r, quota ? 404 : 400, quota ? "unknown_quota" : "bad_request",
+		    "quota", "quota must name a declared quota");
+	if ((c = edit_cell(r, &doc, cell, 0, &ret)) == NULL) {
+		import_free(&doc);
+		return ret;
+	}
+	s = snap_enter(&t);
+	known = s && (sc = snap_cell(s, c->name)) != NULL && pool_limit(sc, p) != NULL;
+	snap_leave(t);
+	if (!known) {
+		import_free(&doc);
+		return http_error(r, 404, "unknown_pool", "cell", "cell '%.200s' holds no %s pool",
+		    cell, quota);
+	}
+	if ((c->revoke = calloc(1, sizeof(char *))) == NULL ||
+	    asprintf(&c->revoke[0], GRANT_POOL "%s", quota) < 0) {
+		if (c->revoke)
+			c->revoke[0] = NULL;
+		import_free(&doc);
+		return http_error(r, 500, "internal", NULL, "out of memory");
+	}
+	c->nrevoke = 1;
+	snprintf(q, sizeof(q), "%s\npool %s", cell, quota);
+	return run_edit(r, &doc, "pool revoke", q);
 }
 
 /* An edit document for one account's memberships. */

@@ -7,16 +7,43 @@
 #include "indoubt.h"
 #include "ldpool.h"
 #include "ledger.h"
+#include "pool.h"
 #include "log.h"
 #include "quota.h"
 #include "resolve.h"
 #include "snapshot.h"
 #include "sync.h"
 
+/* Whether the path is /v1/pools/{cell}/...: the same verbs on a pool (pool.h). */
+static int
+is_pool(const struct req *r)
+{
+	return strcmp(r->part[1], "pools") == 0;
+}
+
+/* The pool of the path: its limit of quota p into q (holder "pool:CELL"). */
+static int
+pool_of(struct req *r, const struct snap *s, int p, struct quota_req *q,
+    enum MHD_Result *ret)
+{
+	const struct snap_cell *c = snap_cell(s, r->part[2]);
+	const struct grant *g = c ? pool_limit(c, p) : NULL;
+
+	if (g == NULL) {
+		*ret = http_error(r, 404, "unknown_pool", "cell", "cell '%.200s' holds no %s pool",
+		    r->part[2], s->cfg->privs[p].name);
+		return -1;
+	}
+	pool_holder(q->uid_buf, c->name);
+	q->uid = q->uid_buf;
+	q->limit = g->num;
+	return 0;
+}
+
 /*
- * Fills q for the account and quota of the path from the snapshot, then
- * leaves it: LDAP writes must not keep a snapshot from being replaced.
- * Answers the error itself and returns -1.
+ * Fills q for the account (or pool) and quota of the path from the
+ * snapshot, then leaves it: LDAP writes must not keep a snapshot from
+ * being replaced. Answers the error itself and returns -1.
  */
 static int
 quota_of(struct req *r, struct quota_req *q, enum MHD_Result *ret)
@@ -31,6 +58,26 @@ quota_of(struct req *r, struct quota_req *q, enum MHD_Result *ret)
 		snap_leave(t);
 		*ret = http_error(r, 503, "not_ready", NULL, "privd has not loaded the directory yet");
 		return -1;
+	}
+	if (is_pool(r)) {
+		if ((p = cfg_priv_find(s->cfg, r->part[4])) < 0 ||
+		    s->cfg->privs[p].type != PRIV_QUOTA) {
+			snap_leave(t);
+			*ret = http_error(r, 404, "unknown_quota", "quota",
+			    "no quota '%.64s' is declared", r->part[4]);
+			return -1;
+		}
+		if (pool_of(r, s, p, q, ret) != 0) {
+			snap_leave(t);
+			return -1;
+		}
+		q->cfg = r->cfg;
+		q->quota = r->cfg->privs[p].name;
+		q->kind = r->cfg->privs[p].period;
+		q->actor = r->actor ? r->actor : "anonymous";
+		q->now = period_now();
+		snap_leave(t);
+		return 0;
 	}
 	if ((a = snap_account(s, r->part[2])) == NULL) {
 		snap_leave(t);
@@ -63,6 +110,21 @@ quota_of(struct req *r, struct quota_req *q, enum MHD_Result *ret)
 	return 0;
 }
 
+/* Whose quota an answer is about: "account", or "pool" (and who drew). */
+static void
+subject(json_t *o, const struct quota_req *q)
+{
+	size_t pl = strlen(POOL_HOLDER);
+
+	if (strncmp(q->uid, POOL_HOLDER, pl) != 0) {
+		json_object_set_new(o, "account", json_string(q->uid));
+		return;
+	}
+	json_object_set_new(o, "pool", json_string(q->uid + pl));
+	if (q->account != NULL)
+		json_object_set_new(o, "account", json_string(q->account));
+}
+
 static void
 usage_fields(json_t *o, const struct quota_req *q, const char *period,
     const struct usage_val *u)
@@ -82,9 +144,56 @@ bad(struct req *r, const struct err *e)
 	return http_error(r, 400, "bad_request", e->key, "%s", e->msg);
 }
 
-/* The quota of the path and the body's object; answers an error itself. */
+/*
+ * The body's "account": who draws on the pool of the path (required when
+ * need), a member of a cell the pool's cell covers; 403 not_a_member
+ * otherwise. On an account's own quota there is none to give.
+ */
+static int
+drawer(struct req *r, json_t *o, int need, struct quota_req *q, enum MHD_Result *ret)
+{
+	const struct snap_account *a;
+	const struct snap *s;
+	const char *uid = NULL, *cell = q->uid + strlen(POOL_HOLDER);
+	struct err e;
+	int t, rc = -1;
+
+	memset(&e, 0, sizeof(e));
+	if (!is_pool(r)) {
+		if (json_object_get(o, "account") == NULL)
+			return 0;
+		*ret = http_error(r, 400, "bad_request", "account", "account names who draws on "
+		    "a pool (/v1/pools/CELL/...); this is %s's own quota", q->uid);
+		return -1;
+	}
+	if (body_str(o, "account", QUOTA_ACCOUNT_MAX - 1, need, &uid, &e) != 0) {
+		*ret = bad(r, &e);
+		return -1;
+	}
+	if (uid == NULL)
+		return 0;
+	if ((s = snap_enter(&t)) == NULL)
+		*ret = http_error(r, 503, "not_ready", NULL, "privd has not loaded the directory yet");
+	else if ((a = snap_account(s, uid)) == NULL)
+		*ret = http_error(r, 404, "unknown_account", "account",
+		    "no account '%.64s' (no entry with privAccount and that uid)", uid);
+	else if (pool_member_via(a, cell) == NULL)
+		*ret = http_error(r, 403, "not_a_member", "account", "%s may not draw on the "
+		    "%s pool of %s: none of its memberships in force (%zu) is in a cell that %s "
+		    "covers", a->uid, q->quota, cell, a->nm, cell);
+	else {
+		snprintf(q->account_buf, sizeof(q->account_buf), "%s", a->uid);
+		q->account = q->account_buf;
+		rc = 0;
+	}
+	snap_leave(t);
+	return rc;
+}
+
+/* The quota of the path and the body's object; answers an error itself.
+ * need_account: a pool's charge or hold must say who draws (drawer). */
 static json_t *
-start(struct req *r, const char *const *allowed, struct quota_req *q,
+start(struct req *r, const char *const *allowed, int need_account, struct quota_req *q,
     enum MHD_Result *ret)
 {
 	struct err e;
@@ -95,13 +204,17 @@ start(struct req *r, const char *const *allowed, struct quota_req *q,
 		return NULL;
 	if ((o = body_object(r->body, r->len, allowed, &e)) == NULL)
 		*ret = bad(r, &e);
+	else if (drawer(r, o, need_account, q, ret) != 0) {
+		json_decref(o);
+		o = NULL;
+	}
 	return o;
 }
 
 static enum MHD_Result refused(struct req *, const struct quota_req *,
     const struct quota_res *, const struct err *);
 static enum MHD_Result done(struct req *, const struct quota_req *,
-    const struct quota_res *, const char *, const char *, int);
+    const struct quota_res *, const char *, const char *, int, const char *);
 static void audit(const struct req *, const struct quota_req *, const char *,
     const char *, const struct quota_res *, int, const struct err *);
 
@@ -128,7 +241,7 @@ finish(struct req *r, LDAP *ld, const struct quota_req *q, const char *what,
 {
 	give_back(ld, q->uid, rid, rc, e);
 	audit(r, q, what, rid, res, rc, e);
-	return rc == 0 ? done(r, q, res, rid, amount_name, 1) : refused(r, q, res, e);
+	return rc == 0 ? done(r, q, res, rid, amount_name, 1, NULL) : refused(r, q, res, e);
 }
 
 /* Answers a refused or failed write. */
@@ -155,28 +268,34 @@ refused(struct req *r, const struct quota_req *q, const struct quota_res *res,
 /* The answer to a write that landed (201) or was replayed (200). */
 static enum MHD_Result
 done(struct req *r, const struct quota_req *q, const struct quota_res *res,
-    const char *id, const char *amount_name, int created)
+    const char *id, const char *amount_name, int created, const char *charged_to)
 {
 	json_t *o = json_pack("{s:s, s:I}", "request_id", id, amount_name,
 	    (json_int_t)res->amount);
+	char path[1200];
 
 	if (o == NULL)
 		return http_json(r, 500, NULL);
+	subject(o, q);
 	usage_fields(o, q, res->period, &res->u);
 	if (res->replayed)
 		json_object_set_new(o, "replayed", json_true());
 	if (res->expires[0]) {
-		char path[512];
-
 		/* a hold: its id is the request id; say so, and where it settles */
 		json_object_set_new(o, "expires", json_string(res->expires));
 		json_object_set_new(o, "hold_id", json_string(id));
-		snprintf(path, sizeof(path), "/v1/accounts/%s/quotas/%s/holds/%s/commit", q->uid,
-		    q->quota, id);
+		if (strncmp(q->uid, POOL_HOLDER, strlen(POOL_HOLDER)) == 0)
+			snprintf(path, sizeof(path), "/v1/pools/%s/quotas/%s/holds/%s/commit",
+			    q->uid + strlen(POOL_HOLDER), q->quota, id);
+		else
+			snprintf(path, sizeof(path), "/v1/accounts/%s/quotas/%s/holds/%s/commit",
+			    q->uid, q->quota, id);
 		json_object_set_new(o, "commit", json_string(path));
 	}
 	if (res->state != NULL)
 		json_object_set_new(o, "state", json_string(res->state));
+	if (charged_to != NULL)
+		json_object_set_new(o, "charged_to", json_string(charged_to));
 	return http_json(r, created && !res->replayed ? 201 : 200, o);
 }
 
@@ -196,21 +315,21 @@ audit(const struct req *r, const struct quota_req *q, const char *what,
  * the home provider only: anywhere else it could land a second time.
  */
 static LDAP *
-conn(struct req *r, const char *rid, enum MHD_Result *ret)
+conn(struct req *r, const char *uid, const char *rid, enum MHD_Result *ret)
 {
 	struct err e;
 	LDAP *ld;
 
 	memset(&e, 0, sizeof(e));
-	if (ldpool_get_home(r->part[2], &ld, &e) != 0) {
+	if (ldpool_get_home(uid, &ld, &e) != 0) {
 		*ret = http_error(r, 503, "ldap_unavailable", NULL, "%s", e.msg);
 		return NULL;
 	}
-	if (rid != NULL && indoubt_has(r->part[2], rid) && !ldpool_is_home(ld, r->part[2])) {
+	if (rid != NULL && indoubt_has(uid, rid) && !ldpool_is_home(ld, uid)) {
 		ldpool_put(ld, 0);
 		*ret = http_error(r, 503, "ldap_unavailable", NULL, "request '%s' may have landed "
 		    "on %s's home provider just before it went away; it waits for that provider, "
-		    "so that it is never charged twice: send it again later", rid, r->part[2]);
+		    "so that it is never charged twice: send it again later", rid, uid);
 		return NULL;
 	}
 	return ld;
@@ -228,9 +347,10 @@ api_quota(struct req *r)
 
 	if (quota_of(r, &q, &ret) != 0)
 		return ret;
-	o = json_pack("{s:s, s:s}", "account", q.uid, "quota", q.quota);
+	o = json_pack("{s:s}", "quota", q.quota);
 	if (o == NULL)
 		return http_json(r, 500, NULL);
+	subject(o, &q);
 	if (period_key(r->cfg, q.kind, q.now, period, &e) == 0) {
 		usage_key(key, q.uid, q.quota, period);
 		usage_get(key, &u);
@@ -244,10 +364,160 @@ api_quota(struct req *r)
 	return http_json(r, 200, o);
 }
 
+/* A pool an account may fall back to: its holder and limit, copied out of
+ * the snapshot before any LDAP write. */
+struct cand {
+	char holder[QUOTA_HOLDER_MAX];
+	long long limit;
+};
+
+/* q's account's pools of q's quota, most specific first; *out malloc'd. */
+static int
+candidates(const struct quota_req *q, struct cand **out, size_t *n)
+{
+	const struct snap_account *a;
+	struct pool_ref *refs = NULL;
+	const struct snap *s;
+	size_t i, nr = 0;
+	int t, p = cfg_priv_find(q->cfg, q->quota), rc = -1;
+
+	*out = NULL;
+	*n = 0;
+	if ((s = snap_enter(&t)) == NULL || (a = snap_account(s, q->uid)) == NULL) {
+		snap_leave(t);
+		return 0;
+	}
+	if (pool_for_account(s, a, p, &refs, &nr) == 0 &&
+	    (*out = calloc(nr ? nr : 1, sizeof(**out))) != NULL) {
+		for (i = 0; i < nr; i++) {
+			pool_holder((*out)[i].holder, refs[i].cell->name);
+			(*out)[i].limit = refs[i].limit->num;
+		}
+		*n = nr;
+		rc = 0;
+	}
+	free(refs);
+	snap_leave(t);
+	return rc;
+}
+
+/*
+ * A charge or hold with "fallback":"pools": whole to the account's own
+ * quota when it fits, else whole to the most specific pool with room; the
+ * answer's charged_to says where. A request id already taken by one of
+ * the pools is a replay there, so a retry after the account's own quota
+ * regained room is not charged twice.
+ */
+static enum MHD_Result
+with_fallback(struct req *r, struct quota_req *q, const char *rid, long long amount,
+    long ttl, const char *meta)
+{
+	const char *what = ttl > 0 ? "hold" : "charge", *amount_name = ttl > 0 ? "amount" : "charged";
+	struct quota_res res, own;
+	struct quota_req *pq = NULL;
+	struct cand *c = NULL;
+	struct err e, own_e;
+	enum MHD_Result ret;
+	size_t i, n = 0;
+	LDAP *ld;
+	int rc;
+
+	memset(&e, 0, sizeof(e));
+	if (candidates(q, &c, &n) != 0 || (pq = malloc(sizeof(*pq))) == NULL) {
+		ret = http_error(r, 500, "internal", NULL, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		*pq = *q;
+		snprintf(pq->uid_buf, sizeof(pq->uid_buf), "%s", c[i].holder);
+		pq->uid = pq->uid_buf;
+		pq->limit = c[i].limit;
+		pq->account = q->uid;
+		if ((ld = conn(r, pq->uid, NULL, &ret)) == NULL)
+			goto out;
+		rc = quota_seen(ld, pq, rid, ttl > 0, amount, &res, &e);
+		ldpool_put(ld, e.code == ERR_UNAVAILABLE);
+		if (rc != 0) {
+			ret = rc == 1 ? done(r, pq, &res, rid, amount_name, 1,
+			    pq->uid + strlen(POOL_HOLDER)) : refused(r, pq, &res, &e);
+			goto out;
+		}
+	}
+	if ((ld = conn(r, q->uid, rid, &ret)) == NULL)
+		goto out;
+	rc = ttl > 0 ? quota_hold(ld, q, rid, amount, ttl, meta, &own, &e) :
+	    quota_charge(ld, q, rid, amount, 0, meta, &own, &e);
+	give_back(ld, q->uid, rid, rc, &e);
+	audit(r, q, what, rid, &own, rc, &e);
+	if (rc == 0 || own.why == NULL || strcmp(own.why, "quota_exceeded") != 0) {
+		ret = rc == 0 ? done(r, q, &own, rid, amount_name, 1, "personal") :
+		    refused(r, q, &own, &e);
+		goto out;
+	}
+	own_e = e;
+	for (i = 0; i < n; i++) {
+		*pq = *q;
+		snprintf(pq->uid_buf, sizeof(pq->uid_buf), "%s", c[i].holder);
+		pq->uid = pq->uid_buf;
+		pq->limit = c[i].limit;
+		pq->account = q->uid;
+		memset(&e, 0, sizeof(e));
+		if ((ld = conn(r, pq->uid, rid, &ret)) == NULL)
+			goto out;
+		rc = ttl > 0 ? quota_hold(ld, pq, rid, amount, ttl, meta, &res, &e) :
+		    quota_charge(ld, pq, rid, amount, 0, meta, &res, &e);
+		give_back(ld, pq->uid, rid, rc, &e);
+		audit(r, pq, what, rid, &res, rc, &e);
+		if (rc == 0) {
+			ret = done(r, pq, &res, rid, amount_name, 1, pq->uid + strlen(POOL_HOLDER));
+			goto out;
+		}
+		if (res.why == NULL || strcmp(res.why, "quota_exceeded") != 0) {
+			ret = refused(r, pq, &res, &e);
+			goto out;
+		}
+	}
+	/* no pool had room either: the account's own refusal */
+	snprintf(own_e.msg + strlen(own_e.msg), sizeof(own_e.msg) - strlen(own_e.msg),
+	    "; no pool it may draw on has room (%zu tried)", n);
+	ret = refused(r, q, &own, &own_e);
+out:
+	free(pq);
+	free(c);
+	return ret;
+}
+
+/* "fallback": absent, or "pools" on an account's own charge or hold. */
+static int
+want_fallback(struct req *r, json_t *o, int partial, int *fb, enum MHD_Result *ret)
+{
+	const char *f = NULL;
+	struct err e;
+
+	memset(&e, 0, sizeof(e));
+	*fb = 0;
+	if (body_str(o, "fallback", 16, 0, &f, &e) != 0) {
+		*ret = bad(r, &e);
+		return -1;
+	}
+	if (f == NULL)
+		return 0;
+	if (strcmp(f, "pools") != 0 || is_pool(r) || partial) {
+		*ret = http_error(r, 400, "bad_request", "fallback", strcmp(f, "pools") != 0 ?
+		    "fallback is \"pools\" or left out" : is_pool(r) ?
+		    "a pool's charge has no fallback" : "fallback and partial do not go together: "
+		    "a fallback charge lands whole in one place");
+		return -1;
+	}
+	*fb = 1;
+	return 0;
+}
+
 enum MHD_Result
 api_charge(struct req *r)
 {
-	static const char *const allowed[] = { "request_id", "amount", "metadata", "partial", NULL };
+	static const char *const allowed[] = { "request_id", "amount", "metadata", "partial",
+	    "account", "fallback", NULL };
 	struct quota_req q;
 	struct quota_res res;
 	enum MHD_Result ret;
@@ -257,10 +527,10 @@ api_charge(struct req *r)
 	json_t *o;
 	struct err e;
 	LDAP *ld;
-	int rc, partial = 0;
+	int rc, partial = 0, fb;
 
 	memset(&e, 0, sizeof(e));
-	if ((o = start(r, allowed, &q, &ret)) == NULL)
+	if ((o = start(r, allowed, 1, &q, &ret)) == NULL)
 		return ret;
 	if (body_bool(o, "partial", &partial, &e) != 0 ||
 	    body_id(o, "request_id", 0, &rid, &e) != 0 ||
@@ -269,7 +539,13 @@ api_charge(struct req *r)
 		json_decref(o);
 		return bad(r, &e);
 	}
-	if ((ld = conn(r, rid, &ret)) == NULL) {
+	if (want_fallback(r, o, partial, &fb, &ret) != 0 ||
+	    (fb && (ret = with_fallback(r, &q, rid, amount, 0, meta), 1))) {
+		free(meta);
+		json_decref(o);
+		return ret;
+	}
+	if ((ld = conn(r, q.uid, rid, &ret)) == NULL) {
 		free(meta);
 		json_decref(o);
 		return ret;
@@ -284,7 +560,8 @@ api_charge(struct req *r)
 enum MHD_Result
 api_refund(struct req *r)
 {
-	static const char *const allowed[] = { "request_id", "charge_id", "amount", NULL };
+	static const char *const allowed[] = { "request_id", "charge_id", "amount", "account",
+	    NULL };
 	struct quota_req q;
 	struct quota_res res;
 	enum MHD_Result ret;
@@ -296,7 +573,7 @@ api_refund(struct req *r)
 	int rc;
 
 	memset(&e, 0, sizeof(e));
-	if ((o = start(r, allowed, &q, &ret)) == NULL)
+	if ((o = start(r, allowed, 0, &q, &ret)) == NULL)
 		return ret;
 	if (body_id(o, "request_id", 0, &rid, &e) != 0 ||
 	    body_id(o, "charge_id", 0, &cid, &e) != 0 ||
@@ -304,7 +581,7 @@ api_refund(struct req *r)
 		json_decref(o);
 		return bad(r, &e);
 	}
-	if ((ld = conn(r, rid, &ret)) == NULL) {
+	if ((ld = conn(r, q.uid, rid, &ret)) == NULL) {
 		json_decref(o);
 		return ret;
 	}
@@ -317,7 +594,8 @@ api_refund(struct req *r)
 enum MHD_Result
 api_hold(struct req *r)
 {
-	static const char *const allowed[] = { "request_id", "amount", "ttl_s", "metadata", NULL };
+	static const char *const allowed[] = { "request_id", "amount", "ttl_s", "metadata",
+	    "account", "fallback", NULL };
 	struct quota_req q;
 	struct quota_res res;
 	enum MHD_Result ret;
@@ -327,10 +605,10 @@ api_hold(struct req *r)
 	struct err e;
 	json_t *o;
 	LDAP *ld;
-	int rc;
+	int rc, fb;
 
 	memset(&e, 0, sizeof(e));
-	if ((o = start(r, allowed, &q, &ret)) == NULL)
+	if ((o = start(r, allowed, 1, &q, &ret)) == NULL)
 		return ret;
 	if (body_id(o, "request_id", 0, &rid, &e) != 0 ||
 	    body_int(o, "amount", 1, QUOTA_AMOUNT_MAX, -1, &amount, &e) != 0 ||
@@ -339,7 +617,13 @@ api_hold(struct req *r)
 		json_decref(o);
 		return bad(r, &e);
 	}
-	if ((ld = conn(r, rid, &ret)) == NULL) {
+	if (want_fallback(r, o, 0, &fb, &ret) != 0 ||
+	    (fb && (ret = with_fallback(r, &q, rid, amount, (long)ttl, meta), 1))) {
+		free(meta);
+		json_decref(o);
+		return ret;
+	}
+	if ((ld = conn(r, q.uid, rid, &ret)) == NULL) {
 		free(meta);
 		json_decref(o);
 		return ret;
@@ -354,7 +638,7 @@ api_hold(struct req *r)
 static enum MHD_Result
 settle(struct req *r, int release)
 {
-	static const char *const allowed[] = { "amount", NULL };
+	static const char *const allowed[] = { "amount", "account", NULL };
 	const char *id = r->part[6];
 	struct quota_req q;
 	struct quota_res res;
@@ -375,8 +659,12 @@ settle(struct req *r, int release)
 		json_decref(o);
 		return bad(r, &e);
 	}
+	if (o != NULL && drawer(r, o, 0, &q, &ret) != 0) {
+		json_decref(o);
+		return ret;
+	}
 	json_decref(o);
-	if ((ld = conn(r, id, &ret)) == NULL)
+	if ((ld = conn(r, q.uid, id, &ret)) == NULL)
 		return ret;
 	rc = quota_settle(ld, &q, id, release, amount, &res, &e);
 	give_back(ld, q.uid, id, rc, &e);
@@ -387,6 +675,7 @@ settle(struct req *r, int release)
 	    (json_int_t)res.amount, "released", (json_int_t)res.released);
 	if (o == NULL)
 		return http_json(r, 500, NULL);
+	subject(o, &q);
 	usage_fields(o, &q, res.period, &res.u);
 	if (res.replayed)
 		json_object_set_new(o, "replayed", json_true());
@@ -420,7 +709,7 @@ api_credit(struct req *r)
 	int rc;
 
 	memset(&e, 0, sizeof(e));
-	if ((o = start(r, allowed, &q, &ret)) == NULL)
+	if ((o = start(r, allowed, 0, &q, &ret)) == NULL)
 		return ret;
 	if (body_id(o, "request_id", 0, &rid, &e) != 0 ||
 	    body_int(o, "amount", 1, QUOTA_AMOUNT_MAX, -1, &amount, &e) != 0 ||
@@ -434,7 +723,7 @@ api_credit(struct req *r)
 		    "period must name a %s period of %s", cfg_period_name(q.kind), q.quota);
 		goto out;
 	}
-	if ((ld = conn(r, rid, &ret)) == NULL)
+	if ((ld = conn(r, q.uid, rid, &ret)) == NULL)
 		goto out;
 	rc = quota_credit(ld, &q, rid, amount, reason, period, &res, &e);
 	ret = finish(r, ld, &q, "credit", rid, "credited", rc, &res, &e);
@@ -455,6 +744,8 @@ entry_json(const struct ledger_entry *x)
 		return NULL;
 	if (x->ref)
 		json_object_set_new(o, "charge_id", json_string(x->ref));
+	if (x->account)
+		json_object_set_new(o, "account", json_string(x->account));
 	if (strcmp(x->kind, "charge") == 0)
 		json_object_set_new(o, "refunded", json_integer(x->refunded));
 	if (x->released >= 0)
@@ -499,7 +790,7 @@ api_ledger(struct req *r)
 		return http_error(r, 409, "no_period", "period", "%s", e.msg);
 	if ((udn = quota_usage_dn(r->cfg, q.uid, q.quota, period)) == NULL)
 		return http_error(r, 500, "internal", NULL, "out of memory");
-	if ((ld = conn(r, NULL, &ret)) == NULL) {
+	if ((ld = conn(r, q.uid, NULL, &ret)) == NULL) {
 		free(udn);
 		return ret;
 	}
@@ -508,8 +799,10 @@ api_ledger(struct req *r)
 	free(udn);
 	if (rc != 0)
 		return http_err(r, &e, "ledger_failed");
-	o = json_pack("{s:s, s:s, s:s, s:I, s:I}", "account", q.uid, "quota", q.quota,
+	o = json_pack("{s:s, s:s, s:I, s:I}", "quota", q.quota,
 	    "period", period, "total", (json_int_t)total, "offset", (json_int_t)offset);
+	if (o != NULL)
+		subject(o, &q);
 	arr = json_array();
 	for (i = 0; o && arr && i < n; i++)
 		json_array_append_new(arr, entry_json(&v[i]));

@@ -14,6 +14,7 @@
 #include "ldapconn.h"
 #include "log.h"
 #include "path.h"
+#include "pool.h"
 #include "strv.h"
 #include "strmap.h"
 
@@ -136,7 +137,7 @@ static int
 read_cells(LDAP *ld, const struct cfg *c, struct dir *d, const char *cells_dn,
     struct err *e)
 {
-	char *attrs[] = { "cn", "privGrant", NULL };
+	char *attrs[] = { "cn", "privGrant", "privPool", NULL };
 	char name[CELL_MAX_LEN + 1];
 	LDAPMessage *res = NULL, *m;
 	int rc = -1, failed;
@@ -146,9 +147,7 @@ read_cells(LDAP *ld, const struct cfg *c, struct dir *d, const char *cells_dn,
 		return -1;
 	for (m = ldap_first_entry(ld, res); m; m = ldap_next_entry(ld, m)) {
 		char *dn = ldap_get_dn(ld, m);
-		struct berval **g;
 		struct dcell *dc;
-		size_t i;
 
 		if (dn == NULL || dn_leaf_cn(dn, cells_dn, name, sizeof(name)) != 0) {
 			ldap_memfree(dn);
@@ -164,14 +163,9 @@ read_cells(LDAP *ld, const struct cfg *c, struct dir *d, const char *cells_dn,
 			dcell_free(dc);
 			goto oom;
 		}
-		g = ldap_get_values_len(ld, m, "privGrant");
-		dc->grants = calloc(ldap_count_values_len(g) + 1, sizeof(char *));
-		for (i = 0; dc->grants && g && g[i]; i++)
-			if ((dc->grants[dc->ngrants] = strndup(g[i]->bv_val, g[i]->bv_len)))
-				dc->ngrants++;
-		ldap_value_free_len(g);
-		if (dc->grants == NULL)
+		if ((dc->grants = pool_cell_vals(ld, m)) == NULL)
 			goto oom;
+		dc->ngrants = strv_len(dc->grants);
 	}
 	rc = 0;
 	goto done;
@@ -393,9 +387,16 @@ want_grants(const struct import_cell *ic, char *const *have, size_t nhave, size_
 
 	if (want == NULL)
 		return NULL;
-	for (i = 0; ic->merge && i < nhave; i++) {
-		int replaced = 0;
+	for (i = 0; i < nhave; i++) {
+		int pool = strncmp(have[i], GRANT_POOL, strlen(GRANT_POOL)) == 0, replaced = 0;
 
+		if (!ic->merge) {
+			/* an import sets what its sections name, and keeps the rest */
+			if ((pool ? !ic->in_pools : !ic->in_grants) &&
+			    (want[k++] = strdup(have[i])) == NULL)
+				goto oom;
+			continue;
+		}
 		grant_identity(have[i], id, sizeof(id), &nl);
 		for (j = 0; j < ic->nrevoke && !replaced; j++)
 			replaced = strlen(ic->revoke[j]) == nl && strncmp(have[i], ic->revoke[j], nl) == 0;

@@ -19,6 +19,8 @@
 #include "log.h"
 #include "membership.h"
 #include "path.h"
+#include "grant.h"
+#include "pool.h"
 #include "strmap.h"
 #include "strv.h"
 
@@ -537,7 +539,7 @@ static int
 read_cells(LDAP *ld, const struct cfg *c, const char *cells_dn, struct cur *d,
     struct err *e)
 {
-	char *attrs[] = { "privGrant", "entryCSN", NULL }, name[CELL_MAX_LEN + 1];
+	char *attrs[] = { "privGrant", "privPool", "entryCSN", NULL }, name[CELL_MAX_LEN + 1];
 	LDAPMessage *res = NULL, *m;
 	int rc, failed;
 
@@ -546,23 +548,14 @@ read_cells(LDAP *ld, const struct cfg *c, const char *cells_dn, struct cur *d,
 		rc = err_set(e, ERR_INTERNAL, 0, NULL, "%s does not exist in the directory "
 		    "(create the privilege subtree first)", cells_dn);
 	for (m = rc == 0 ? ldap_first_entry(ld, res) : NULL; m; m = ldap_next_entry(ld, m)) {
-		struct berval **g = ldap_get_values_len(ld, m, "privGrant");
 		char *dn = ldap_get_dn(ld, m), *k, **v, csn[CHG_CSN_MAX], *ck;
-		size_t i, n = g ? ldap_count_values_len(g) : 0;
 
 		if (dn == NULL || dn_leaf_cn(dn, cells_dn, name, sizeof(name)) != 0) {
 			ldap_memfree(dn);
-			ldap_value_free_len(g);
 			continue;
 		}
 		ldap_memfree(dn);
-		v = strv_new(n);
-		for (i = 0; v && i < n; i++)
-			if ((v[i] = strndup(g[i]->bv_val, g[i]->bv_len)) == NULL) {
-				strv_free(v);
-				v = NULL;
-			}
-		ldap_value_free_len(g);
+		v = pool_cell_vals(ld, m);
 		if (v == NULL || (k = cur_key(d, name, strlen(name))) == NULL) {
 			strv_free(v);
 			rc = oom(e);
@@ -787,13 +780,25 @@ conflict(struct err *e, const char *what, const char *key)
  * the write makes it fail rather than overwrite (no lost update).
  */
 static int
+has_pool(char *const *v)
+{
+	for (; v && *v; v++)
+		if (strncmp(*v, GRANT_POOL, strlen(GRANT_POOL)) == 0)
+			return 1;
+	return 0;
+}
+
+static int
 plan_cell(struct plan *p, const char *cells_dn, const struct chg_obj *o,
     const struct cur *d, const struct chg_obj *b, struct err *e)
 {
 	char reason[PATH_MAX_LEN + 1], org[PATH_MAX_LEN + 1];
 	char **have = strmap_get(&d->cells, o->key);
 	const char *csn = b ? strmap_get(&d->cell_csn, o->key) : NULL;
+	char **g = NULL, **pl = NULL;
+	size_t ng, npl;
 	struct op *op;
+	int rc = 0;
 
 	if (b && ((have != NULL) != b->present ||
 	    (have && !strv_same(have, strv_len(have), b->vals, b->nvals))))
@@ -804,26 +809,46 @@ plan_cell(struct plan *p, const char *cells_dn, const struct chg_obj *o,
 			return oom(e);
 		return 0;
 	}
+	if (have && strv_same(have, strv_len(have), o->vals, o->nvals))
+		return 0;
+	/* grants go to privGrant, a pool's limits to privPool (pool.h) */
+	if (pool_split_vals(o->vals, o->nvals, &g, &ng, &pl, &npl) != 0)
+		return oom(e);
 	if (have) {
-		if (strv_same(have, strv_len(have), o->vals, o->nvals))
-			return 0;
 		/* replace, not delete: deleting an absent value-less attribute fails */
 		op = op_new(p, ST_CELL_PUT, OP_MODIFY, dn_child("cn", o->key, cells_dn));
-		if (op_mod(op, LDAP_MOD_REPLACE, "privGrant", strv_dup(o->vals, o->nvals)) != 0 ||
-		    (csn && assert_csn(op, csn) != 0))
-			return oom(e);
-		return 0;
+		rc = op_mod(op, LDAP_MOD_REPLACE, "privGrant", g);
+		g = NULL;
+		/* privPool only when pools are or were there: a directory
+		 * whose schema predates pools keeps taking grant edits */
+		if (rc == 0 && (npl > 0 || has_pool(have))) {
+			rc = op_mod(op, LDAP_MOD_REPLACE, "privPool", pl);
+			pl = NULL;
+		}
+		if (rc == 0 && csn)
+			rc = assert_csn(op, csn);
+		goto done;
 	}
 	if (cell_split(o->key, reason, org, NULL) != 0)
-		return 0;
+		goto done;
 	op = op_new(p, ST_CELL_PUT, OP_ADD, dn_child("cn", o->key, cells_dn));
 	if (op_mod(op, LDAP_MOD_ADD, "objectClass", strv_of("privCell", NULL)) != 0 ||
 	    op_mod(op, LDAP_MOD_ADD, "cn", strv_of(o->key, NULL)) != 0 ||
 	    (*reason && op_mod(op, LDAP_MOD_ADD, "privCellReason", strv_of(reason, NULL)) != 0) ||
-	    (*org && op_mod(op, LDAP_MOD_ADD, "privCellOrganisation", strv_of(org, NULL)) != 0) ||
-	    (o->nvals && op_mod(op, LDAP_MOD_ADD, "privGrant", strv_dup(o->vals, o->nvals)) != 0))
-		return oom(e);
-	return 0;
+	    (*org && op_mod(op, LDAP_MOD_ADD, "privCellOrganisation", strv_of(org, NULL)) != 0))
+		rc = -1;
+	else if (ng) {
+		rc = op_mod(op, LDAP_MOD_ADD, "privGrant", g);
+		g = NULL;
+	}
+	if (rc == 0 && npl) {
+		rc = op_mod(op, LDAP_MOD_ADD, "privPool", pl);
+		pl = NULL;
+	}
+done:
+	strv_free(g);
+	strv_free(pl);
+	return rc != 0 ? oom(e) : 0;
 }
 
 static char **

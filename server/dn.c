@@ -237,9 +237,16 @@ dn_usage(const char *dn, const char *container, char uid[DN_VAL_MAX],
 
 	if (parse2(dn, container, &d, &c) != 0)
 		return -1;
-	if (below(d, c) == 2 && rdn_value(d[1], "uid", uid, DN_VAL_MAX) == 0 &&
-	    rdn_value(d[0], "cn", name, DN_VAL_MAX) == 0)
-		rc = 0;
+	/* an account's usage sits under uid=UID, a pool's under cn=CELL
+	 * (pool.h): its holder is then "pool:CELL" */
+	if (below(d, c) == 2 && rdn_value(d[0], "cn", name, DN_VAL_MAX) == 0) {
+		if (rdn_value(d[1], "uid", uid, DN_VAL_MAX) == 0)
+			rc = 0;
+		else if (rdn_value(d[1], "cn", uid + 5, DN_VAL_MAX - 5) == 0) {
+			memcpy(uid, "pool:", 5);
+			rc = 0;
+		}
+	}
 	ldap_dnfree(d);
 	ldap_dnfree(c);
 	return rc;

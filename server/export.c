@@ -176,6 +176,23 @@ grants(yaml_emitter_t *em, const struct snap *s, const struct snap_cell *c)
 	return map_end(em);
 }
 
+/* One cell's pools: a limit per quota, in the order privd keeps them. */
+static int
+pools(yaml_emitter_t *em, const struct snap *s, const struct snap_cell *c)
+{
+	char buf[32];
+	size_t i;
+
+	if (!scalar(em, c->name, 1) || !map_start(em, 1))
+		return 0;
+	for (i = 0; i < c->npools; i++) {
+		snprintf(buf, sizeof(buf), "%lld", c->pools[i].num);
+		if (!scalar(em, s->cfg->privs[c->pools[i].priv].name, 0) || !scalar(em, buf, 0))
+			return 0;
+	}
+	return map_end(em);
+}
+
 static int
 cell_by_name(const void *a, const void *b)
 {
@@ -258,7 +275,15 @@ export_yaml(const struct snap *s)
 	for (i = 0; ok && i < s->ncells; i++)
 		if (cells[i]->ngrants > 0)
 			ok = grants(&em, s, cells[i]);
-	ok = ok && map_end(&em) && scalar(&em, "accounts", 0) && map_start(&em, 0);
+	ok = ok && map_end(&em);
+	if (ok && s->npooled > 0) {
+		ok = scalar(&em, "pools", 0) && map_start(&em, 0);
+		for (i = 0; ok && i < s->ncells; i++)
+			if (cells[i]->npools > 0)
+				ok = pools(&em, s, cells[i]);
+		ok = ok && map_end(&em);
+	}
+	ok = ok && scalar(&em, "accounts", 0) && map_start(&em, 0);
 	for (i = 0; ok && i < s->naccounts; i++) {
 		const struct snap_account *a = accts[i];
 		const char **m = calloc(a->nm + a->ndated + 1, sizeof(*m));

@@ -23,15 +23,28 @@ parse_num(const char *s, long long *out)
 }
 
 static int
-fill(const struct cfg *c, int priv, enum grant_op op, const char *value,
+fill(const struct cfg *c, int priv, enum grant_op op, int pool, const char *value,
     struct grant *g, struct err *e)
 {
 	const struct cfg_priv *pv = &c->privs[priv];
-	char text[PRIV_NAME_MAX + GRANT_ELEM_MAX + 8];
+	char text[PRIV_NAME_MAX + GRANT_ELEM_MAX + 16];
 
 	memset(g, 0, sizeof(*g));
 	g->priv = priv;
 	g->op = op;
+	if (pool) {
+		if (pv->type != PRIV_QUOTA || op != GRANT_SET)
+			return err_set(e, ERR_INVALID, 0, pv->name,
+			    "%s is a %s: only quotas have pools", pv->name,
+			    cfg_type_name(pv->type));
+		if (parse_num(value, &g->num) != 0)
+			return err_set(e, ERR_INVALID, 0, pv->name,
+			    "pool %s: the limit must be a whole number 0..%lld, not '%.40s'",
+			    pv->name, GRANT_NUM_MAX, value);
+		g->pool = 1;
+		snprintf(text, sizeof(text), GRANT_POOL "%s=%lld", pv->name, g->num);
+		goto done;
+	}
 	switch (pv->type) {
 	case PRIV_FLAG:
 		if (op != GRANT_SET)
@@ -75,6 +88,7 @@ fill(const struct cfg *c, int priv, enum grant_op op, const char *value,
 		    op == GRANT_ADD ? "+" : "-", value);
 		break;
 	}
+done:
 	if ((g->text = strdup(text)) == NULL) {
 		grant_clear(g);
 		return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
@@ -89,9 +103,14 @@ grant_parse(const struct cfg *c, const char *s, struct grant *g, struct err *e)
 	char name[PRIV_NAME_MAX + 1];
 	enum grant_op op = GRANT_SET;
 	size_t nlen;
-	int priv, rc;
+	int priv, rc, pool = 0;
 
 	memset(g, 0, sizeof(*g));
+	if (strncmp(s, GRANT_POOL, strlen(GRANT_POOL)) == 0) {
+		pool = 1;
+		s += strlen(GRANT_POOL);
+		eq = strchr(s, '=');
+	}
 	if (eq == NULL || eq == s)
 		return err_set(e, ERR_INVALID, 0, "grant",
 		    "grant '%.80s' is not PRIV=VALUE, PRIV+=ELEM or PRIV-=ELEM", s);
@@ -106,7 +125,7 @@ grant_parse(const struct cfg *c, const char *s, struct grant *g, struct err *e)
 	name[nlen] = '\0';
 	if ((priv = cfg_priv_find(c, name)) < 0)
 		return err_set(e, ERR_NOT_FOUND, 0, name, "unknown privilege '%s'", name);
-	rc = fill(c, priv, op, eq + 1, g, e);
+	rc = fill(c, priv, op, pool, eq + 1, g, e);
 	return rc;
 }
 
@@ -121,7 +140,14 @@ grant_make(const struct cfg *c, int priv, const char *value, struct grant *g,
 		if (*value == '+' || *value == '-')
 			op = *value++ == '+' ? GRANT_ADD : GRANT_DEL;
 	}
-	return fill(c, priv, op, value, g, e);
+	return fill(c, priv, op, 0, value, g, e);
+}
+
+int
+grant_make_pool(const struct cfg *c, int priv, const char *value, struct grant *g,
+    struct err *e)
+{
+	return fill(c, priv, GRANT_SET, 1, value, g, e);
 }
 
 void

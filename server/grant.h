@@ -12,11 +12,14 @@
  *   print.pages=300              quota limit
  *   printer.access+=eng-laser    set: grant an element
  *   printer.access-=colour-a3    set: deny an element
+ *   pool print.pages=150         a pool: a budget the cell holds (quotas
+ *                                only), privPool in LDAP (pool.h)
  */
 enum grant_op { GRANT_SET, GRANT_ADD, GRANT_DEL };
 
 #define GRANT_ELEM_MAX	128
 #define GRANT_NUM_MAX	1000000000000LL	/* 10^12: a sane ceiling for limits */
+#define GRANT_POOL	"pool "	/* the text prefix of a pool's limit */
 
 struct grant {
 	int priv;		/* index into cfg->privs */
@@ -24,6 +27,7 @@ struct grant {
 	long long num;		/* flag 0/1, number, quota limit */
 	char *elem;		/* set element, else NULL */
 	char *text;		/* canonical text form */
+	int pool;		/* a pool's limit, not a grant (pool.h) */
 };
 
 /* Parses a text form against the declared privileges. An unknown
@@ -36,6 +40,9 @@ int grant_parse(const struct cfg *c, const char *s, struct grant *g,
  * (meaning "+x") for one set element.
  */
 int grant_make(const struct cfg *c, int priv, const char *value,
+    struct grant *g, struct err *e);
+/* A pool's limit of quota priv: a whole number. */
+int grant_make_pool(const struct cfg *c, int priv, const char *value,
     struct grant *g, struct err *e);
 /* Frees what g owns (not g). */
 void grant_clear(struct grant *g);

@@ -46,6 +46,20 @@ static const struct route routes[] = {
 	{ "POST", "/v1/accounts/*/sessions/*/renew", SCOPE_CHARGE, api_session_renew, "session_renew", 0 },
 	{ "DELETE", "/v1/accounts/*/sessions/*", SCOPE_CHARGE, api_session_close, "session_close", 0 },
 	{ "GET", "/v1/accounts/*/sessions", SCOPE_READ, api_sessions, "sessions", 0 },
+	{ "GET", "/v1/accounts/*/pools", SCOPE_READ, api_account_pools, "account_pools", 0 },
+	{ "GET", "/v1/pools", SCOPE_READ, api_pools, "pools", 0 },
+	{ "POST", "/v1/pools", SCOPE_ADMIN, api_pool_set, "pool_set", 0 },
+	{ "DELETE", "/v1/pools", SCOPE_ADMIN, api_pool_unset, "pool_unset", 0 },
+	{ "GET", "/v1/pools/*", SCOPE_READ, api_pool, "pool", 0 },
+	{ "GET", "/v1/pools/*/members", SCOPE_READ, api_pool_members, "pool_members", 0 },
+	{ "GET", "/v1/pools/*/quotas/*", SCOPE_READ, api_quota, "pool_quota", 0 },
+	{ "POST", "/v1/pools/*/quotas/*/charges", SCOPE_CHARGE, api_charge, "pool_charge", 0 },
+	{ "POST", "/v1/pools/*/quotas/*/refunds", SCOPE_CHARGE, api_refund, "pool_refund", 0 },
+	{ "POST", "/v1/pools/*/quotas/*/holds", SCOPE_CHARGE, api_hold, "pool_hold", 0 },
+	{ "POST", "/v1/pools/*/quotas/*/holds/*/commit", SCOPE_CHARGE, api_hold_commit, "pool_hold_commit", 0 },
+	{ "DELETE", "/v1/pools/*/quotas/*/holds/*", SCOPE_CHARGE, api_hold_release, "pool_hold_release", 0 },
+	{ "POST", "/v1/pools/*/quotas/*/credits", SCOPE_ADMIN, api_credit, "pool_credit", 0 },
+	{ "GET", "/v1/pools/*/quotas/*/ledger", SCOPE_READ, api_ledger, "pool_ledger", 0 },
 	{ "POST", "/v1/import", SCOPE_ADMIN, api_import, "import", 1 },
 	{ "GET", "/v1/imports", SCOPE_ADMIN, api_imports, "imports", 0 },
 	{ "POST", "/v1/imports/*/abort", SCOPE_ADMIN, api_import_abort, "import_abort", 1 },
@@ -286,6 +300,51 @@ match(const char *pattern, struct req *r)
 	return 0;
 }
 
+/*
+ * A pool's cell has slashes of its own (/v1/pools/student@eng/cse/quotas/
+ * print.pages/charges, or %2F, which arrives unescaped): the segments
+ * between "pools" and the longest known ending are put back together as
+ * one, so the route table sees /v1/pools/CELL[/...].
+ */
+static void
+join_cell(struct req *r)
+{
+	static const char *const ends[][5] = {
+		{ "quotas", "*", "holds", "*", "commit" },
+		{ "quotas", "*", "holds", "*", NULL },
+		{ "quotas", "*", "charges", NULL }, { "quotas", "*", "refunds", NULL },
+		{ "quotas", "*", "holds", NULL }, { "quotas", "*", "credits", NULL },
+		{ "quotas", "*", "ledger", NULL },
+		{ "quotas", "*", NULL }, { "members", NULL },
+	};
+	size_t e;
+	int k = 0, i, j;
+
+	if (r->nparts < 4 || strcmp(r->part[0], "v1") != 0 || strcmp(r->part[1], "pools") != 0)
+		return;
+	for (e = 0; e < sizeof(ends) / sizeof(ends[0]) && k == 0; e++) {
+		int n = 0, ok = 1;
+
+		while (n < 5 && ends[e][n])
+			n++;
+		if (r->nparts - 2 - n < 1)
+			continue;
+		for (j = 0; j < n && ok; j++) {
+			const char *seg = r->part[r->nparts - n + j];
+
+			ok = strcmp(ends[e][j], "*") == 0 ? seg[0] != '\0' : strcmp(ends[e][j], seg) == 0;
+		}
+		if (ok)
+			k = n;
+	}
+	/* parts 2 .. nparts-k-1 are the cell: one buffer, NULs where '/' was */
+	for (i = 3; i < r->nparts - k; i++)
+		r->part[i][-1] = '/';
+	for (j = 0; j < k; j++)
+		r->part[3 + j] = r->part[r->nparts - k + j];
+	r->nparts = 3 + k;
+}
+
 /* jobs resume their connections only while the daemon runs */
 static pthread_mutex_t jobs_lock = PTHREAD_MUTEX_INITIALIZER;
 static int stopping;
@@ -386,6 +445,7 @@ dispatch(struct req *r, const char *url, struct conn_ctx *cx)
 		*slash = '\0';
 		p = slash + 1;
 	}
+	join_cell(r);
 	for (i = 0; i < NROUTES; i++) {
 		if (!match(routes[i].path, r))
 			continue;

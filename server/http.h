@@ -11,7 +11,7 @@
 #include "err.h"
 #include "login.h"
 
-#define HTTP_MAX_PARTS 8
+#define HTTP_MAX_PARTS 48	/* a pool's cell is up to 2 * 16 segments */
 
 struct req {
 	struct MHD_Connection *conn;

@@ -15,6 +15,7 @@ struct ctx {
 	yaml_document_t *doc;
 	struct import_doc *d;
 	struct err *e;
+	size_t ccap;		/* room in d->cells */
 };
 
 /* Re-labels e with a line and the section, keeping its own message. */
@@ -84,60 +85,125 @@ tree(struct ctx *x, const yaml_node_t *m, const char *prefix,
 }
 
 static int
-add_grant(struct ctx *x, struct import_cell *cell, size_t *cap, int priv,
+add_grant(struct ctx *x, struct import_cell *cell, int pool, int priv,
     const yaml_node_t *v, const char *cellname)
 {
-	const char *s = ydoc_str(v);
+	const char *s = ydoc_str(v), *what = pool ? "pools" : "grants";
+	struct grant *ng;
+	int rc;
 
 	if (s == NULL || ydoc_is_null(v))
-		return at(x, v, "grants '%s': %s needs a value", cellname,
+		return at(x, v, "%s '%s': %s needs a value", what, cellname,
 		    x->c->privs[priv].name);
-	if (cell->ngrants == *cap) {
-		size_t nc = *cap ? *cap * 2 : 8;
-		struct grant *ng = realloc(cell->grants, nc * sizeof(*ng));
-
-		if (ng == NULL)
-			return err_set(x->e, ERR_INTERNAL, 0, NULL, "out of memory");
-		cell->grants = ng;
-		*cap = nc;
-	}
-	if (grant_make(x->c, priv, s, &cell->grants[cell->ngrants], x->e) != 0)
-		return at(x, v, "grants '%s': %s", cellname, x->e ? x->e->msg : "bad grant");
+	if ((ng = realloc(cell->grants, (cell->ngrants + 1) * sizeof(*ng))) == NULL)
+		return err_set(x->e, ERR_INTERNAL, 0, NULL, "out of memory");
+	cell->grants = ng;
+	rc = pool ? grant_make_pool(x->c, priv, s, &ng[cell->ngrants], x->e) :
+	    grant_make(x->c, priv, s, &ng[cell->ngrants], x->e);
+	if (rc != 0)
+		return at(x, v, "%s '%s': %s", what, cellname, x->e ? x->e->msg : "bad grant");
 	cell->ngrants++;
+	return 0;
+}
+
+/* The cell named by key k, made on first mention: grants and pools of one
+ * cell land in one import_cell. NULL with x->e on a bad name. */
+static struct import_cell *
+cell_for(struct ctx *x, const yaml_node_t *k, const char *what)
+{
+	char reason[PATH_MAX_LEN + 1], org[PATH_MAX_LEN + 1];
+	const char *name = ydoc_str(k);
+	struct import_cell *cell;
+	size_t i;
+
+	if (cell_split(name, reason, org, x->e) != 0) {
+		if (x->e)
+			snprintf(x->e->key, sizeof(x->e->key), "%.100s", name);
+		at(x, k, "%s: %s", what, x->e ? x->e->msg : "bad cell");
+		return NULL;
+	}
+	for (i = 0; i < x->d->ncells; i++)
+		if (strcmp(x->d->cells[i].name, name) == 0)
+			return &x->d->cells[i];
+	if (x->d->ncells == x->ccap) {
+		size_t nc = x->ccap ? x->ccap * 2 : 16;
+		struct import_cell *v = realloc(x->d->cells, nc * sizeof(*v));
+
+		if (v == NULL) {
+			err_set(x->e, ERR_INTERNAL, 0, NULL, "out of memory");
+			return NULL;
+		}
+		x->d->cells = v;
+		x->ccap = nc;
+	}
+	cell = &x->d->cells[x->d->ncells++];
+	memset(cell, 0, sizeof(*cell));
+	cell->line = ydoc_line(k);
+	cell->name = strdup(name);
+	cell->reason = strdup(reason);
+	cell->org = strdup(org);
+	if (!cell->name || !cell->reason || !cell->org) {
+		err_set(x->e, ERR_INTERNAL, 0, NULL, "out of memory");
+		return NULL;
+	}
+	return cell;
+}
+
+/* pools: {CELL: {QUOTA: LIMIT, ...}}: the budgets cells hold (pool.h). */
+static int
+pools(struct ctx *x, const yaml_node_t *m)
+{
+	if (!ydoc_is_map(m))
+		return err_set(x->e, ERR_INVALID, ydoc_line(m), "pools",
+		    "pools: expected a mapping of cells to quota limits");
+	if (ydoc_check_map(x->doc, m, "pools", x->e) != 0)
+		return -1;
+	YDOC_PAIRS(m, p) {
+		yaml_node_t *k = ydoc_get(x->doc, p->key), *v = ydoc_get(x->doc, p->value);
+		struct import_cell *cell = cell_for(x, k, "pools");
+		const char *name = ydoc_str(k);
+
+		if (cell == NULL)
+			return -1;
+		cell->in_pools = 1;
+		if (ydoc_is_null(v))
+			continue;
+		if (!ydoc_is_map(v))
+			return err_set(x->e, ERR_INVALID, ydoc_line(v), name,
+			    "pools '%s': expected a mapping of quotas to limits", name);
+		if (ydoc_check_map(x->doc, v, name, x->e) != 0)
+			return -1;
+		YDOC_PAIRS(v, q) {
+			yaml_node_t *pk = ydoc_get(x->doc, q->key), *pv = ydoc_get(x->doc, q->value);
+			const char *pname = ydoc_str(pk);
+			int priv = cfg_priv_find(x->c, pname);
+
+			if (priv < 0)
+				return err_set(x->e, ERR_INVALID, ydoc_line(pk), pname,
+				    "pools '%s': unknown privilege '%.64s'", name, pname);
+			if (add_grant(x, cell, 1, priv, pv, name) != 0)
+				return -1;
+		}
+	}
 	return 0;
 }
 
 static int
 grants(struct ctx *x, const yaml_node_t *m)
 {
-	size_t n;
-
 	if (!ydoc_is_map(m))
 		return err_set(x->e, ERR_INVALID, ydoc_line(m), "grants",
 		    "grants: expected a mapping of cells to privileges");
 	if (ydoc_check_map(x->doc, m, "grants", x->e) != 0)
 		return -1;
-	n = m->data.mapping.pairs.top - m->data.mapping.pairs.start;
-	if ((x->d->cells = calloc(n ? n : 1, sizeof(*x->d->cells))) == NULL)
-		return err_set(x->e, ERR_INTERNAL, 0, NULL, "out of memory");
 	YDOC_PAIRS(m, p) {
 		yaml_node_t *k = ydoc_get(x->doc, p->key), *v = ydoc_get(x->doc, p->value);
-		struct import_cell *cell = &x->d->cells[x->d->ncells++];
-		char reason[PATH_MAX_LEN + 1], org[PATH_MAX_LEN + 1];
+		struct import_cell *cell = cell_for(x, k, "grants");
 		const char *name = ydoc_str(k);
-		size_t cap = 0;
 
-		cell->line = ydoc_line(k);
-		if (cell_split(name, reason, org, x->e) != 0) {
-			if (x->e)
-				snprintf(x->e->key, sizeof(x->e->key), "%.100s", name);
-			return at(x, k, "grants: %s", x->e ? x->e->msg : "bad cell");
-		}
-		cell->name = strdup(name);
-		cell->reason = strdup(reason);
-		cell->org = strdup(org);
-		if (!cell->name || !cell->reason || !cell->org)
-			return err_set(x->e, ERR_INTERNAL, 0, NULL, "out of memory");
+		if (cell == NULL)
+			return -1;
+		cell->in_grants = 1;
 		if (ydoc_is_null(v))
 			continue;
 		if (!ydoc_is_map(v))
@@ -159,9 +225,9 @@ grants(struct ctx *x, const yaml_node_t *m)
 					    "grants '%s': %s is a %s, not a set: give one value",
 					    name, pname, cfg_type_name(x->c->privs[priv].type));
 				YDOC_ITEMS(pv, it)
-					if (add_grant(x, cell, &cap, priv, ydoc_get(x->doc, *it), name) != 0)
+					if (add_grant(x, cell, 0, priv, ydoc_get(x->doc, *it), name) != 0)
 						return -1;
-			} else if (add_grant(x, cell, &cap, priv, pv, name) != 0)
+			} else if (add_grant(x, cell, 0, priv, pv, name) != 0)
 				return -1;
 		}
 	}
@@ -271,7 +337,7 @@ import_parse(const struct cfg *c, const char *text, size_t len,
 {
 	yaml_document_t doc;
 	yaml_node_t *root;
-	struct ctx x = { c, &doc, d, e };
+	struct ctx x = { c, &doc, d, e, 0 };
 	size_t rcap = 0, ocap = 0;
 	int rc = -1;
 
@@ -297,11 +363,13 @@ import_parse(const struct cfg *c, const char *text, size_t len,
 			r = tree(&x, v, "", &d->orgs, &d->norgs, &ocap, "organisations");
 		else if (strcmp(ks, "grants") == 0)
 			r = ydoc_is_null(v) ? 0 : grants(&x, v);
+		else if (strcmp(ks, "pools") == 0)
+			r = ydoc_is_null(v) ? 0 : pools(&x, v);
 		else if (strcmp(ks, "accounts") == 0)
 			r = ydoc_is_null(v) ? 0 : accounts(&x, v);
 		else
 			r = err_set(e, ERR_INVALID, ydoc_line(k), ks,
-			    "unknown key '%.64s' (expected reasons, organisations, grants, accounts)", ks);
+			    "unknown key '%.64s' (expected reasons, organisations, grants, pools, accounts)", ks);
 		if (r != 0)
 			goto done;
 	}

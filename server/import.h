@@ -19,6 +19,9 @@ struct import_cell {
 	struct grant *grants;	/* exactly the grants the cell is to hold */
 	size_t ngrants;
 	int line;
+	/* which sections name the cell: a cell under grants only keeps its
+	 * pools, one under pools only keeps its grants */
+	int in_grants, in_pools;
 	/* an edit, not an import: grants replace those of the same privilege
 	 * (set element) and the others stay; revoke names privileges to drop */
 	int merge;

@@ -51,6 +51,7 @@ ledger_entries_free(struct ledger_entry *v, size_t n)
 		free(v[i].kind);
 		free(v[i].time);
 		free(v[i].actor);
+		free(v[i].account);
 		free(v[i].ref);
 		free(v[i].metadata);
 		free(v[i].expires);
@@ -107,6 +108,7 @@ parse(char *const *vals, char *const *refunds, struct ledger_entry **out, size_t
 		le->kind = jstr(j, "kind");
 		le->time = jstr(j, "time");
 		le->actor = jstr(j, "actor");
+		le->account = jstr(j, "account");
 		le->ref = jstr(j, "ref");
 		le->expires = jstr(j, "expires");
 		le->amount = json_integer_value(json_object_get(j, "amount"));

@@ -23,6 +23,7 @@ struct ledger_entry {
 	long long amount;
 	char *time;		/* RFC 3339 */
 	char *actor;
+	char *account;		/* who drew on a pool, or NULL */
 	char *ref;		/* the charge of a refund */
 	char *metadata;		/* JSON text, or NULL */
 	char *expires;		/* RFC 3339, holds still open */

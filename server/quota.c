@@ -25,6 +25,7 @@
 #include "ledger.h"
 #include "ldpool.h"
 #include "log.h"
+#include "pool.h"
 #include "quota.h"
 #include "strv.h"
 #include "wop.h"
@@ -89,6 +90,18 @@ usage_root(const struct cfg *c)
 	return dn_join("ou=usage", c->base_dn);
 }
 
+/* The entry that holds uid's usage entries: uid=UID, or for a pool's
+ * holder "pool:CELL" cn=CELL (pool.h). */
+static char *
+holder_dn(const char *uid, const char *root)
+{
+	size_t pl = strlen(POOL_HOLDER);
+
+	if (strncmp(uid, POOL_HOLDER, pl) == 0)
+		return dn_child("cn", uid + pl, root);
+	return dn_child("uid", uid, root);
+}
+
 char *
 quota_usage_dn(const struct cfg *c, const char *uid, const char *quota,
     const char *period)
@@ -97,7 +110,7 @@ quota_usage_dn(const struct cfg *c, const char *uid, const char *quota,
 	char *root = usage_root(c), *udn = NULL, *dn = NULL;
 
 	snprintf(name, sizeof(name), "%s@%s", quota, period);
-	if (root != NULL && (udn = dn_child("uid", uid, root)) != NULL)
+	if (root != NULL && (udn = holder_dn(uid, root)) != NULL)
 		dn = dn_child("cn", name, udn);
 	free(udn);
 	free(root);
@@ -259,7 +272,7 @@ find_value(char *const *v, const char *id, long long *n, char *rest, size_t nres
 /* A ledger entry as JSON text (malloc'd). */
 static char *
 record(const char *kind, const char *id, long long amount, const char *actor,
-    time_t now, const char *metadata, const char *fmt, ...)
+    const char *account, time_t now, const char *metadata, const char *fmt, ...)
 {
 	char gt[32], t[40];
 	json_t *j, *m;
@@ -271,6 +284,9 @@ record(const char *kind, const char *id, long long amount, const char *actor,
 	if ((j = json_pack("{s:s, s:s, s:I, s:s, s:s}", "id", id, "kind", kind,
 	    "amount", (json_int_t)amount, "time", t, "actor", actor)) == NULL)
 		return NULL;
+	/* a pool's entries name the account that drew on it */
+	if (account != NULL)
+		json_object_set_new(j, "account", json_string(account));
 	/* extras: pairs of key and long long, or key "s" string */
 	va_start(ap, fmt);
 	for (; fmt && *fmt; fmt++) {
@@ -304,9 +320,11 @@ int
 quota_ensure_account(LDAP *ld, const struct cfg *c, const char *uid, struct err *e)
 {
 	char *oc_ou[] = { "organizationalUnit", NULL }, *ou[] = { "usage", NULL };
-	char *oc_acc[] = { "privAccountUsage", NULL }, *uidv[] = { (char *)uid, NULL };
+	int pool = strncmp(uid, POOL_HOLDER, strlen(POOL_HOLDER)) == 0;
+	char *oc_acc[] = { pool ? "privPoolUsage" : "privAccountUsage", NULL };
+	char *uidv[] = { (char *)uid + (pool ? strlen(POOL_HOLDER) : 0), NULL };
 	LDAPMod m[4], *mods[2][3];
-	char *root = usage_root(c), *adn = root ? dn_child("uid", uid, root) : NULL;
+	char *root = usage_root(c), *adn = root ? holder_dn(uid, root) : NULL;
 	const char *dns[2] = { root, adn };
 	int i, rc = 0, r;
 
@@ -317,7 +335,7 @@ quota_ensure_account(LDAP *ld, const struct cfg *c, const char *uid, struct err 
 	m[0] = (LDAPMod){ LDAP_MOD_ADD, "objectClass", { oc_ou } };
 	m[1] = (LDAPMod){ LDAP_MOD_ADD, "ou", { ou } };
 	m[2] = (LDAPMod){ LDAP_MOD_ADD, "objectClass", { oc_acc } };
-	m[3] = (LDAPMod){ LDAP_MOD_ADD, "uid", { uidv } };
+	m[3] = (LDAPMod){ LDAP_MOD_ADD, pool ? "cn" : "uid", { uidv } };
 	mods[0][0] = &m[0], mods[0][1] = &m[1], mods[0][2] = NULL;
 	mods[1][0] = &m[2], mods[1][1] = &m[3], mods[1][2] = NULL;
 	/* each on its own: a parent that exists already is fine */
@@ -500,9 +518,9 @@ take(LDAP *ld, const struct quota_req *q, const char *rid, long long amount,
 				goto refused;
 		}
 		o.dn = t.udn;
-		rec = ttl_s > 0 ? record(kind, rid, n, q->actor, q->now, metadata, "Is",
+		rec = ttl_s > 0 ? record(kind, rid, n, q->actor, q->account, q->now, metadata, "Is",
 		    "requested", amount, "expires", r->expires) :
-		    record(kind, rid, n, q->actor, q->now, metadata, "I", "requested", amount);
+		    record(kind, rid, n, q->actor, q->account, q->now, metadata, "I", "requested", amount);
 		if (rec == NULL || (segs = arch_assert(nseg)) == NULL ||
 		    wop_mod(&o, LDAP_MOD_INCREMENT, "privUsed", "%lld", n) != 0 ||
 		    (ttl_s > 0 && wop_mod(&o, LDAP_MOD_INCREMENT, "privHeld", "%lld", n) != 0) ||
@@ -597,6 +615,26 @@ quota_charge(LDAP *ld, const struct quota_req *q, const char *rid,
 }
 
 int
+quota_seen(LDAP *ld, const struct quota_req *q, const char *rid, int hold,
+    long long amount, struct quota_res *r, struct err *e)
+{
+	struct target t = { NULL, "", "" };
+	struct ustate st = { 0, { 0, 0, 0, 0, "" }, NULL, NULL, NULL };
+	int rc = -1;
+
+	memset(r, 0, sizeof(*r));
+	if (period_key(q->cfg, q->kind, q->now, r->period, e) != 0)
+		return refuse(r, e, ERR_CONFLICT, "no_period", "period", "%s", e->msg);
+	if (target_for(q, r->period, &t, e) != 0)
+		return -1;
+	if (load(ld, q->cfg, t.udn, t.key, rid, NULL, &st, e) == 0)
+		rc = st.exists ? replay(q, &st, rid, hold ? "hold" : "charge", amount, NULL, r, e) : 0;
+	ustate_free(&st);
+	free(t.udn);
+	return rc;
+}
+
+int
 quota_hold(LDAP *ld, const struct quota_req *q, const char *rid,
     long long amount, long ttl_s, const char *metadata, struct quota_res *r,
     struct err *e)
@@ -643,7 +681,7 @@ find(LDAP *ld, const struct quota_req *q, const char *id, const char *id2,
 	snprintf(filter, sizeof(filter), "(&(|(objectClass=privUsage)"
 	    "(objectClass=privLedgerSegment))(privRequest=%s))", out.bv_val);
 	ber_memfree(out.bv_val);
-	if ((root = usage_root(q->cfg)) == NULL || (adn = dn_child("uid", q->uid, root)) == NULL) {
+	if ((root = usage_root(q->cfg)) == NULL || (adn = holder_dn(q->uid, root)) == NULL) {
 		rc = err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
 		goto done;
 	}
@@ -744,7 +782,7 @@ quota_refund(LDAP *ld, const struct quota_req *q, const char *rid,
 		free(rec);
 		free(segs);
 		o.dn = t.udn;
-		rec = record("refund", rid, amount, q->actor, q->now, NULL, "Is",
+		rec = record("refund", rid, amount, q->actor, q->account, q->now, NULL, "Is",
 		    "requested", amount, "ref", charge_id);
 		/* the first refund asserts there is no state yet: two first
 		 * refunds at once cannot both start from zero */
@@ -837,10 +875,10 @@ settled(const struct quota_req *q, const struct ustate *st, const char *id,
 static int
 settle(LDAP *ld, const char *udn, const char *id, const char *holdval,
     const char *kind, long long h, long long amount, const char *actor,
-    time_t now, const char *metadata)
+    const char *account, time_t now, const char *metadata)
 {
 	struct wop o;
-	char *rec = record(kind, id, amount, actor, now, metadata, "I", "released",
+	char *rec = record(kind, id, amount, actor, account, now, metadata, "I", "released",
 	    h - amount);
 	int rc = LDAP_NO_MEMORY;
 
@@ -902,7 +940,7 @@ quota_settle(LDAP *ld, const struct quota_req *q, const char *id, int release,
 		}
 		if (strcmp(exp, now) <= 0) {
 			/* past its TTL: release it now rather than wait for the reaper */
-			rc = settle(ld, t.udn, id, val, "expire", h, 0, "privd", q->now, NULL);
+			rc = settle(ld, t.udn, id, val, "expire", h, 0, "privd", NULL, q->now, NULL);
 			if (rc == LDAP_SUCCESS || rc == LDAP_NO_SUCH_ATTRIBUTE) {
 				read_state(ld, q->cfg, t.udn, t.key, 0, &st, e);
 				refuse(r, e, ERR_CONFLICT, "hold_expired", "id",
@@ -913,7 +951,7 @@ quota_settle(LDAP *ld, const struct quota_req *q, const char *id, int release,
 		}
 		free(meta);
 		meta = hold_metadata(&st, id);
-		rc = settle(ld, t.udn, id, val, kind, h, amount, q->actor, q->now, meta);
+		rc = settle(ld, t.udn, id, val, kind, h, amount, q->actor, q->account, q->now, meta);
 		if (rc == LDAP_SUCCESS) {
 			r->amount = amount;
 			r->released = h - amount;
@@ -976,7 +1014,7 @@ quota_credit(LDAP *ld, const struct quota_req *q, const char *rid,
 		if (rc == 1)
 			goto replayed;
 		o.dn = t.udn;
-		rec = record("credit", rid, amount, q->actor, q->now, meta, "I",
+		rec = record("credit", rid, amount, q->actor, NULL, q->now, meta, "I",
 		    "requested", amount);
 		if (rec == NULL || (o.assert = arch_assert(nseg)) == NULL ||
 		    wop_mod(&o, LDAP_MOD_INCREMENT, "privCredit", "%lld", amount) != 0 ||
@@ -1069,7 +1107,7 @@ quota_expire(LDAP *ld, const struct cfg *c, time_t now, int max, struct err *e)
 				log_warn("quota: expired hold %s of %s waits: %s", hid, dn, he.msg);
 				continue;
 			}
-			rc = settle(w, dn, hid, holds[i], "expire", h, 0, "privd", now, NULL);
+			rc = settle(w, dn, hid, holds[i], "expire", h, 0, "privd", NULL, now, NULL);
 			if (rc == LDAP_SUCCESS) {
 				n++;
 				snprintf(key, sizeof(key), "%s/%s", uid, name);

@@ -16,16 +16,22 @@
 #define QUOTA_ID_MAX		128		/* request ids */
 #define QUOTA_META_MAX		4096		/* metadata, as JSON text */
 #define QUOTA_TTL_MAX		(7 * 86400)
+#define QUOTA_HOLDER_MAX	520		/* "pool:" and a cell (pool.h) */
+#define QUOTA_ACCOUNT_MAX	256
 
 /* Who asks, for which account and quota, against which limit. */
 struct quota_req {
 	const struct cfg *cfg;
-	const char *uid;
+	const char *uid;	/* the account, or a pool's holder "pool:CELL" */
+	const char *account;	/* drawing on a pool: the account, in the ledger */
 	const char *quota;	/* a PRIV_QUOTA privilege */
 	enum period_kind kind;
 	long long limit;	/* from resolution, before credit */
 	const char *actor;	/* API key name or administrator */
 	time_t now;
+	/* room for uid and account when the caller builds them */
+	char uid_buf[QUOTA_HOLDER_MAX];
+	char account_buf[QUOTA_ACCOUNT_MAX];
 };
 
 /* What a write did; on refusal `why` names it (the API's error code). */
@@ -66,6 +72,14 @@ int quota_settle(LDAP *ld, const struct quota_req *q, const char *id,
 int quota_credit(LDAP *ld, const struct quota_req *q, const char *rid,
     long long amount, const char *reason, const char *period,
     struct quota_res *r, struct err *e);
+
+/*
+ * Whether request rid already took from q's quota in the current period
+ * (a charge, or a hold when hold): 1 and r filled as a replay, 0 not, -1
+ * and e (the id was used for something else, or LDAP failed).
+ */
+int quota_seen(LDAP *ld, const struct quota_req *q, const char *rid, int hold,
+    long long amount, struct quota_res *r, struct err *e);
 
 /* Releases up to max holds whose TTL has passed; the count, or -1. */
 int quota_expire(LDAP *ld, const struct cfg *c, time_t now, int max, struct err *e);

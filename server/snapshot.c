@@ -71,10 +71,13 @@ build_cell(struct snap *s, const struct snap_in_cell *in, struct snap_cell *c)
 	c->reason = strdup(reason);
 	c->org = strdup(org);
 	c->grants = calloc(in->ngrants ? in->ngrants : 1, sizeof(*c->grants));
-	if (!c->name || !c->reason || !c->org || !c->grants)
+	c->pools = calloc(in->ngrants ? in->ngrants : 1, sizeof(*c->pools));
+	if (!c->name || !c->reason || !c->org || !c->grants || !c->pools)
 		return -1;
 	for (i = 0; i < in->ngrants; i++) {
-		if (grant_parse(s->cfg, in->grants[i], &c->grants[c->ngrants], &e) != 0) {
+		struct grant g;
+
+		if (grant_parse(s->cfg, in->grants[i], &g, &e) != 0) {
 			if (e.code == ERR_INTERNAL)
 				return -1;
 			log_warn("snapshot: cell %s: skipping grant '%.80s': %s",
@@ -82,7 +85,11 @@ build_cell(struct snap *s, const struct snap_in_cell *in, struct snap_cell *c)
 			s->skipped++;
 			continue;
 		}
-		c->ngrants++;
+		/* a pool's limit is no grant: resolution never sees it */
+		if (g.pool)
+			c->pools[c->npools++] = g;
+		else
+			c->grants[c->ngrants++] = g;
 	}
 	return 0;
 }
@@ -268,6 +275,12 @@ snap_build(const struct cfg *c, const struct snap_input *in, struct err *e)
 		}
 		s->ncells++;
 	}
+	/* the cells that hold pools, for pool.c's lookups */
+	if ((s->pooled = calloc(s->ncells ? s->ncells : 1, sizeof(*s->pooled))) == NULL)
+		goto fail;
+	for (i = 0; i < s->ncells; i++)
+		if (s->cells[i].npools > 0)
+			s->pooled[s->npooled++] = &s->cells[i];
 
 	for (i = 0; i < in->naccounts; i++)
 		nm += in->accounts[i].ncells;
@@ -319,11 +332,15 @@ snap_free(struct snap *s)
 		for (p = 0; p < c->ngrants; p++)
 			grant_clear(&c->grants[p]);
 		free(c->grants);
+		for (p = 0; p < c->npools; p++)
+			grant_clear(&c->pools[p]);
+		free(c->pools);
 		free(c->name);
 		free(c->reason);
 		free(c->org);
 	}
 	free(s->cells);
+	free(s->pooled);
 	for (i = 0; i < s->nmres; i++) {
 		if (s->mres[i].pv != NULL)
 			for (p = 0; p < s->cfg->nprivs; p++)

@@ -18,6 +18,8 @@ struct snap_cell {
 	char *org;
 	struct grant *grants;
 	size_t ngrants;
+	struct grant *pools;	/* the pools it holds: a limit per quota (pool.h) */
+	size_t npools;
 };
 
 /* One grant considered for one membership (rule 1), won or overridden (rule 2). */
@@ -69,6 +71,8 @@ struct snap {
 	struct snap_cell *cells;
 	size_t ncells;
 	struct strmap cell_by_name;
+	const struct snap_cell **pooled;	/* the cells with pools */
+	size_t npooled;
 
 	struct snap_mres *mres;
 	size_t nmres;

@@ -31,6 +31,7 @@
 #include "membership.h"
 #include "path.h"
 #include "pending.h"
+#include "pool.h"
 #include "period.h"
 #include "snapshot.h"
 #include "strmap.h"
@@ -232,10 +233,18 @@ read_entry(LDAP *ld, LDAPMessage *msg, int people)
 		m->kind = MK_CELL;
 		if ((m->key = strdup(buf)) == NULL)
 			goto fail;
-		vals = ldap_get_values_len(ld, msg, "privGrant");
-		for (i = 0; vals && vals[i]; i++)
-			if (add_val(m, vals[i]->bv_val, vals[i]->bv_len) != 0)
+		{
+			char **cv = pool_cell_vals(ld, msg);
+
+			for (i = 0; cv && cv[i]; i++)
+				if (add_val(m, cv[i], strlen(cv[i])) != 0)
+					break;
+			if (cv == NULL || cv[i] != NULL) {
+				strv_free(cv);
 				goto fail;
+			}
+			strv_free(cv);
+		}
 	} else if (dn_path(dn, reasons_dn, buf, sizeof(buf)) == 0 && buf[0]) {
 		m->kind = MK_REASON;
 		if ((m->key = strdup(buf)) == NULL)
@@ -783,7 +792,7 @@ fail:
 static void
 follow(void)
 {
-	static char *priv_attrs[] = { "cn", "privGrant", "privImportState", "privImportWhat",
+	static char *priv_attrs[] = { "cn", "privGrant", "privPool", "privImportState", "privImportWhat",
 	    "privImportActor", "privImportTime", "privImportCSN", "privBefore", "entryCSN", NULL };
 	char *people_attrs[] = { cfg->uid_attr, "privMembership", "privMembershipDates",
 	    "entryCSN", NULL };

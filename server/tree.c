@@ -14,6 +14,7 @@
 #include "ldapconn.h"
 #include "membership.h"
 #include "path.h"
+#include "pool.h"
 #include "tree.h"
 #include "change.h"
 #include "strv.h"
@@ -85,7 +86,7 @@ static int
 read_view(LDAP *ld, const struct cfg *c, enum tree_side side, struct tview *v,
     struct err *e)
 {
-	static char *cell_attrs[] = { "cn", "privGrant", NULL };
+	static char *cell_attrs[] = { "cn", "privGrant", "privPool", NULL };
 	static char *none[] = { "1.1", NULL };
 	char path[PATH_MAX_LEN + 1], reason[PATH_MAX_LEN + 1], org[PATH_MAX_LEN + 1];
 	LDAPMessage *res = NULL, *m;
@@ -123,7 +124,6 @@ read_view(LDAP *ld, const struct cfg *c, enum tree_side side, struct tview *v,
 		goto nomem;
 	for (m = res ? ldap_first_entry(ld, res) : NULL; m; m = ldap_next_entry(ld, m)) {
 		struct tcell *tc = &v->cells[v->ncells];
-		struct berval **g;
 
 		if ((tc->name = ldapc_get_str(ld, m, "cn")) == NULL ||
 		    cell_split(tc->name, reason, org, NULL) != 0) {
@@ -132,18 +132,10 @@ read_view(LDAP *ld, const struct cfg *c, enum tree_side side, struct tview *v,
 			continue;
 		}
 		snprintf(tc->side, sizeof(tc->side), "%s", side == TREE_REASONS ? reason : org);
-		g = ldap_get_values_len(ld, m, "privGrant");
-		tc->ngrants = g ? (size_t)ldap_count_values_len(g) : 0;
-		if ((tc->grants = strv_new(tc->ngrants)) == NULL) {
-			ldap_value_free_len(g);
+		/* grants and pools: a moved cell keeps both */
+		if ((tc->grants = pool_cell_vals(ld, m)) == NULL)
 			goto nomem;
-		}
-		for (size_t q = 0; q < tc->ngrants; q++)
-			if ((tc->grants[q] = strndup(g[q]->bv_val, g[q]->bv_len)) == NULL) {
-				ldap_value_free_len(g);
-				goto nomem;
-			}
-		ldap_value_free_len(g);
+		tc->ngrants = strv_len(tc->grants);
 		if ((tc->dn = dn_child("cn", tc->name, v->cells_dn)) == NULL)
 			goto nomem;
 		v->ncells++;

@@ -3,7 +3,7 @@
 #define PRIVD_USAGE_H
 
 #define USAGE_CSN_MAX 64
-#define USAGE_KEY_MAX 528	/* uid, quota@period (DN_VAL_MAX each) */
+#define USAGE_KEY_MAX 1056	/* uid, quota@period (DN_VAL_MAX each) */
 
 struct usage_val {
 	long long used;		/* includes held */

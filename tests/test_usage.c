@@ -111,7 +111,14 @@ usage_dns(void **state)
 	assert_int_equal(dn_usage("privRef=h-1,cn=q@all,uid=a.b," ROOT, ROOT, uid, name), -1);
 	assert_int_equal(dn_usage("uid=jdoe," ROOT, ROOT, uid, name), -1);
 	assert_int_equal(dn_usage("ou=x,cn=q@all,uid=a," ROOT, ROOT, uid, name), -1);
-	assert_int_equal(dn_usage("cn=q@all,cn=a," ROOT, ROOT, uid, name), -1);
+	assert_int_equal(dn_usage("cn=q@all,ou=a," ROOT, ROOT, uid, name), -1);
+	/* a pool's usage sits under cn=CELL; its holder is "pool:CELL" */
+	dn = quota_usage_dn(&c, "pool:student@eng/cse", "print.pages", "2026T3");
+	assert_string_equal(dn, "cn=print.pages@2026T3,cn=student@eng/cse," ROOT);
+	assert_int_equal(dn_usage(dn, ROOT, uid, name), 0);
+	assert_string_equal(uid, "pool:student@eng/cse");
+	assert_string_equal(name, "print.pages@2026T3");
+	free(dn);
 	assert_int_equal(dn_usage("cn=q@all,uid=a,ou=people,dc=example,dc=edu", ROOT, uid,
 	    name), -1);
 }

@@ -1,0 +1,271 @@
+/* api_pool.c - reading pools: all of them, one, who may draw, an account's. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "period.h"
+#include "pool.h"
+#include "snapshot.h"
+#include "sync.h"
+#include "usage.h"
+
+static const struct snap *
+enter(struct req *r, int *t, enum MHD_Result *ret)
+{
+	const struct snap *s = snap_enter(t);
+
+	if (s == NULL) {
+		snap_leave(*t);
+		*ret = http_error(r, 503, "not_ready", NULL, "privd has not loaded the directory yet");
+	}
+	return s;
+}
+
+/* {QUOTA: {limit, credit, used, held, remaining, period}} of cell's pools
+ * (only quota priv when priv >= 0), from the usage privd has seen. */
+static json_t *
+quotas(const struct snap *s, const struct snap_cell *c, int priv, time_t now)
+{
+	char holder[POOL_HOLDER_MAX], period[PERIOD_KEY_MAX];
+	json_t *o = json_object();
+	size_t i;
+
+	pool_holder(holder, c->name);
+	for (i = 0; o && i < c->npools; i++) {
+		const struct grant *g = &c->pools[i];
+		const struct cfg_priv *def = &s->cfg->privs[g->priv];
+		struct usage_val u;
+		struct err e;
+		json_t *q;
+
+		if (priv >= 0 && g->priv != priv)
+			continue;
+		memset(&u, 0, sizeof(u));
+		q = json_pack("{s:I}", "limit", (json_int_t)g->num);
+		if (q == NULL)
+			continue;
+		if (period_key(s->cfg, def->period, now, period, &e) == 0) {
+			usage_get_for(holder, def->name, period, &u);
+			json_object_set_new(q, "credit", json_integer(u.credit));
+			json_object_set_new(q, "used", json_integer(u.used));
+			json_object_set_new(q, "held", json_integer(u.held));
+			json_object_set_new(q, "remaining", json_integer(usage_remaining(g->num, &u)));
+			json_object_set_new(q, "period", json_string(period));
+		} else
+			json_object_set_new(q, "period", json_null());
+		json_object_set_new(o, def->name, q);
+	}
+	return o;
+}
+
+static int
+by_uid(const void *a, const void *b)
+{
+	return strcmp((*(const struct snap_account *const *)a)->uid,
+	    (*(const struct snap_account *const *)b)->uid);
+}
+
+/* The accounts that may draw on cell's pools; the count, and with list
+ * the first max of them by uid. */
+static size_t
+members(const struct snap *s, const char *cell, json_t *list, size_t max)
+{
+	const struct snap_account **v = list ? malloc((s->naccounts + 1) * sizeof(*v)) : NULL;
+	size_t i, n = 0;
+
+	for (i = 0; i < s->naccounts; i++)
+		if (pool_member_via(&s->accounts[i], cell) != NULL) {
+			if (v != NULL)
+				v[n] = &s->accounts[i];
+			n++;
+		}
+	if (v != NULL) {
+		qsort(v, n, sizeof(*v), by_uid);
+		for (i = 0; i < n && i < max; i++)
+			json_array_append_new(list, json_pack("{s:s, s:s}", "account", v[i]->uid,
+			    "via", pool_member_via(v[i], cell)));
+	}
+	free(v);
+	return n;
+}
+
+static int
+by_name(const void *a, const void *b)
+{
+	return strcmp((*(const struct snap_cell *const *)a)->name,
+	    (*(const struct snap_cell *const *)b)->name);
+}
+
+/* GET /v1/pools: every pool, by cell name. */
+enum MHD_Result
+api_pools(struct req *r)
+{
+	const struct snap_cell **v;
+	const struct snap *s;
+	enum MHD_Result ret;
+	json_t *o, *arr;
+	time_t now = period_now();
+	size_t i;
+	int t;
+
+	if ((s = enter(r, &t, &ret)) == NULL)
+		return ret;
+	if ((v = malloc((s->npooled + 1) * sizeof(*v))) == NULL) {
+		snap_leave(t);
+		return http_error(r, 500, "internal", NULL, "out of memory");
+	}
+	memcpy(v, s->pooled, s->npooled * sizeof(*v));
+	qsort(v, s->npooled, sizeof(*v), by_name);
+	arr = json_array();
+	for (i = 0; arr && i < s->npooled; i++)
+		json_array_append_new(arr, json_pack("{s:s, s:o}", "cell", v[i]->name,
+		    "quotas", quotas(s, v[i], -1, now)));
+	free(v);
+	snap_leave(t);
+	o = json_pack("{s:o, s:b}", "pools", arr ? arr : json_array(),
+	    "stale", sync_state() == SYNC_STALE);
+	return http_json(r, 200, o);
+}
+
+static const struct snap_cell *
+pool_cell(struct req *r, const struct snap *s, enum MHD_Result *ret)
+{
+	const struct snap_cell *c = snap_cell(s, r->part[2]);
+
+	if (c == NULL || c->npools == 0)
+		*ret = http_error(r, 404, "unknown_pool", "cell", "cell '%.200s' holds no pool",
+		    r->part[2]);
+	return c && c->npools ? c : NULL;
+}
+
+/* GET /v1/pools/{cell}: its quotas and how many may draw on it. */
+enum MHD_Result
+api_pool(struct req *r)
+{
+	const struct snap_cell *c;
+	const struct snap *s;
+	enum MHD_Result ret;
+	json_t *o;
+	int t;
+
+	if ((s = enter(r, &t, &ret)) == NULL)
+		return ret;
+	if ((c = pool_cell(r, s, &ret)) == NULL) {
+		snap_leave(t);
+		return ret;
+	}
+	o = json_pack("{s:s, s:o, s:I, s:b}", "cell", c->name,
+	    "quotas", quotas(s, c, -1, period_now()),
+	    "members", (json_int_t)members(s, c->name, NULL, 0),
+	    "stale", sync_state() == SYNC_STALE);
+	snap_leave(t);
+	return http_json(r, 200, o);
+}
+
+/* GET /v1/pools/{cell}/members[?limit=N]: who may draw, and by which membership. */
+enum MHD_Result
+api_pool_members(struct req *r)
+{
+	const char *ls = http_query(r, "limit");
+	const struct snap_cell *c;
+	const struct snap *s;
+	enum MHD_Result ret;
+	json_t *o, *arr;
+	long limit = 1000;
+	char *end;
+	size_t n;
+	int t;
+
+	if (ls != NULL && ((limit = strtol(ls, &end, 10)) < 1 || limit > 100000 || *end || !*ls))
+		return http_error(r, 400, "bad_request", "limit", "limit must be from 1 to 100000");
+	if ((s = enter(r, &t, &ret)) == NULL)
+		return ret;
+	if ((c = pool_cell(r, s, &ret)) == NULL) {
+		snap_leave(t);
+		return ret;
+	}
+	arr = json_array();
+	n = members(s, c->name, arr, (size_t)limit);
+	o = json_pack("{s:s, s:I, s:o}", "cell", c->name, "total", (json_int_t)n,
+	    "accounts", arr ? arr : json_array());
+	snap_leave(t);
+	return http_json(r, 200, o);
+}
+
+/* ?cell=C: whether a may draw on C's pools, and why, membership by membership. */
+static enum MHD_Result
+explain(struct req *r, const struct snap *s, const struct snap_account *a, const char *cell,
+    int t)
+{
+	const struct snap_cell *c = snap_cell(s, cell);
+	char why[1024];
+	json_t *o, *arr = json_array();
+	const char *via = NULL;
+	size_t i;
+
+	if (c == NULL || c->npools == 0) {
+		snap_leave(t);
+		json_decref(arr);
+		return http_error(r, 404, "unknown_pool", "cell", "cell '%.200s' holds no pool", cell);
+	}
+	for (i = 0; arr && i < a->nm; i++) {
+		int ok = pool_why(c->name, a->m[i]->cell, why, sizeof(why));
+
+		if (ok && via == NULL)
+			via = a->m[i]->cell;
+		json_array_append_new(arr, json_pack("{s:s, s:b, s:s}", "membership",
+		    a->m[i]->cell, "covered", ok, "why", why));
+	}
+	o = json_pack("{s:s, s:s, s:b, s:o, s:o}", "account", a->uid, "cell", c->name,
+	    "may_draw", via != NULL, "memberships", arr ? arr : json_array(),
+	    "quotas", quotas(s, c, -1, period_now()));
+	if (o != NULL && via != NULL)
+		json_object_set_new(o, "via", json_string(via));
+	if (o != NULL && a->nm == 0)
+		json_object_set_new(o, "why", json_string("no membership in force"));
+	snap_leave(t);
+	return http_json(r, 200, o);
+}
+
+/* GET /v1/accounts/{uid}/pools[?quota=Q]: the pools it may draw on, most
+ * specific first; with ?cell=C, why it may or may not draw on C's. */
+enum MHD_Result
+api_account_pools(struct req *r)
+{
+	const char *qs = http_query(r, "quota"), *cell = http_query(r, "cell");
+	const struct snap_account *a;
+	struct pool_ref *v = NULL;
+	const struct snap *s;
+	enum MHD_Result ret;
+	time_t now = period_now();
+	json_t *o, *arr;
+	size_t i, n = 0;
+	int t, p = -1;
+
+	if (qs != NULL && ((p = cfg_priv_find(r->cfg, qs)) < 0 ||
+	    r->cfg->privs[p].type != PRIV_QUOTA))
+		return http_error(r, 404, "unknown_quota", "quota", "no quota '%.64s' is declared", qs);
+	if ((s = enter(r, &t, &ret)) == NULL)
+		return ret;
+	if ((a = snap_account(s, r->part[2])) == NULL) {
+		snap_leave(t);
+		return http_error(r, 404, "unknown_account", "uid",
+		    "no account '%.64s' (no entry with privAccount and that uid)", r->part[2]);
+	}
+	if (cell != NULL)
+		return explain(r, s, a, cell, t);
+	if (pool_for_account(s, a, p, &v, &n) != 0) {
+		snap_leave(t);
+		return http_error(r, 500, "internal", NULL, "out of memory");
+	}
+	arr = json_array();
+	for (i = 0; arr && i < n; i++)
+		json_array_append_new(arr, json_pack("{s:s, s:s, s:o}", "cell", v[i].cell->name,
+		    "via", v[i].via, "quotas", quotas(s, v[i].cell, p, now)));
+	o = json_pack("{s:s, s:o, s:b}", "account", a->uid, "pools", arr ? arr : json_array(),
+	    "stale", sync_state() == SYNC_STALE);
+	free(v);
+	snap_leave(t);
+	return http_json(r, 200, o);
+}
