@@ -409,7 +409,8 @@ dirconf_check(const struct cfg *c, FILE *out)
 		return 3;
 	}
 	result(&k, 1, "bind as %s", c->bind_dn ? c->bind_dn : "(anonymous)");
-	rc = has_class(ld, "privCell") && has_class(ld, "privImport");
+	rc = has_class(ld, "privCell") && has_class(ld, "privImport") &&
+	    has_class(ld, "privPoolUsage");
 	result(&k, rc, "schema%s", rc ? "" : ": privd's object classes are missing (or old): load "
 	    "schema/privd.ldif (ldapadd -Y EXTERNAL -H ldapi:/// -f schema/privd.ldif), or "
 	    "include schema/privd.schema in slapd.conf");

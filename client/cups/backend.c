@@ -45,6 +45,8 @@ struct job {
 	long pages;		/* per copy */
 	long long amount;	/* pages x copies */
 	const char *quota;
+	const char *pool;	/* -o privd-pool=CELL: charge that pool */
+	char held[1024];	/* where the hold sits: its commit path, from privd */
 	char rid[RID_MAX + 1];	/* the hold's request id */
 	char base[RID_MAX - 16];	/* cups:HOST:QUEUE:JOB, room for ".N" */
 	struct cupsconf_queue q;
@@ -273,12 +275,14 @@ metadata(const struct job *j)
 	return s;
 }
 
+/* The user's quota, or with privd-pool the pool's, and tail. */
 static char *
 quota_path(const struct job *j, const char *tail)
 {
-	char *u = rest_escape(j->user), *q = rest_escape(j->quota), *p = NULL;
+	char *u = rest_escape(j->pool ? j->pool : j->user), *q = rest_escape(j->quota), *p = NULL;
 
-	if (u && q && asprintf(&p, "/v1/accounts/%s/quotas/%s%s", u, q, tail) < 0)
+	if (u && q && asprintf(&p, "/v1/%s/%s/quotas/%s%s", j->pool ? "pools" : "accounts",
+	    u, q, tail) < 0)
 		p = NULL;
 	free(u);
 	free(q);
@@ -307,6 +311,12 @@ hold(struct rest *r, struct job *j)
 		b = json_pack("{s:s, s:I, s:I, s:o}", "request_id", j->rid, "amount",
 		    (json_int_t)j->amount, "ttl_s", (json_int_t)j->ttl, "metadata",
 		    json_loads(meta, 0, NULL));
+		/* a pool is charged for the user; or the user's own quota
+		 * with the queue's fallback to the pools they may draw on */
+		if (b != NULL && j->pool != NULL)
+			json_object_set_new(b, "account", json_string(j->user));
+		else if (b != NULL && j->q.fallback == CUPSCONF_POOLS)
+			json_object_set_new(b, "fallback", json_string("pools"));
 		body = b ? json_dumps(b, JSON_COMPACT) : NULL;
 		json_decref(b);
 		if (body == NULL)
@@ -320,8 +330,12 @@ hold(struct rest *r, struct job *j)
 		a = answer(r);
 		st = jstr(a, "state");
 		if (r->status == 201 || (r->status == 200 && strcmp(st, "open") == 0)) {
-			say("INFO", "%lld pages held on %s for %s (%s)", j->amount, j->quota, j->user,
-			    j->rid);
+			const char *to = jstr(a, "pool");
+
+			/* settle where it landed: a fallback may have held a pool */
+			snprintf(j->held, sizeof(j->held), "%s", jstr(a, "commit"));
+			say("INFO", "%lld pages held on %s%s%s for %s (%s)", j->amount, j->quota,
+			    *to ? " of the pool of " : "", to, j->user, j->rid);
 			json_decref(a);
 			ret = -1;
 			goto done;
@@ -346,7 +360,7 @@ hold(struct rest *r, struct job *j)
 			    "left in %s", j->amount, j->user, (long long)(left > 0 ? left : 0),
 			    jstr(a, "period"));
 			ret = CUPS_BACKEND_CANCEL;
-		} else if (r->status == 404) {
+		} else if (r->status == 404 || r->status == 403) {
 			say("ERROR", "%s may not print on %s: %s", j->user, j->queue,
 			    jstr(a, "message"));
 			ret = CUPS_BACKEND_CANCEL;
@@ -381,7 +395,16 @@ settle(struct rest *r, struct job *j, int printed)
 
 	snprintf(tail, sizeof(tail), "/holds/%s%s", j->rid, printed ? "/commit" : "");
 	snprintf(body, sizeof(body), "{\"amount\":%lld}", j->amount);
-	if ((path = quota_path(j, tail)) == NULL) {
+	if (j->held[0] != '\0') {
+		/* the commit path privd gave; a release is the hold itself */
+		size_t n = strlen(j->held);
+
+		if (!printed && n > 7 && strcmp(j->held + n - 7, "/commit") == 0)
+			n -= 7;
+		path = strndup(j->held, n);
+	} else
+		path = quota_path(j, tail);
+	if (path == NULL) {
 		say("ERROR", "out of memory settling %s", j->rid);
 		return;
 	}
@@ -570,6 +593,9 @@ main(int argc, char **argv)
 	nopts = cupsParseOptions(j.options, 0, &opts);
 	mode = cupsGetOption("print-color-mode", nopts, opts);
 	j.colour = mode && strcmp(mode, "color") == 0;
+	j.pool = cupsGetOption("privd-pool", nopts, opts);
+	if (j.pool != NULL && *j.pool == '\0')
+		j.pool = NULL;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	if ((status = setup(&c, &r, &key, &j)) >= 0)
 		goto done;

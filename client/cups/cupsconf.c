@@ -66,9 +66,16 @@ queue_keys(struct yconf *y, const yaml_node_t *m, struct cupsconf_queue *q)
 				    "from 1 to 100000", s);
 			else
 				rc = 0;
+		} else if (strcmp(ks, "fallback") == 0) {
+			if ((s = yconf_scalar(y, v, ks)) == NULL)
+				return -1;
+			q->fallback = strcmp(s, "pools") == 0 ? CUPSCONF_POOLS :
+			    strcmp(s, "none") == 0 ? CUPSCONF_OWN : 0;
+			rc = q->fallback == 0 ? yconf_fail(y, v,
+			    "fallback: '%s' is not pools or none", s) : 0;
 		} else
 			rc = yconf_fail(y, k, "unknown key '%s' (expected access, access_privilege, "
-			    "pages, colour, colour_pages, unreachable or uncountable)", ks);
+			    "pages, colour, colour_pages, unreachable, uncountable or fallback)", ks);
 		if (rc != 0)
 			return -1;
 	}
@@ -183,6 +190,7 @@ cupsconf_queue(const struct cupsconf *c, const char *queue, struct cupsconf_queu
 	    d->unreachable ? d->unreachable : CUPSCONF_RETRY;
 	out->uncountable = q->uncountable ? q->uncountable :
 	    d->uncountable ? d->uncountable : -1;
+	out->fallback = q->fallback ? q->fallback : d->fallback ? d->fallback : CUPSCONF_OWN;
 }
 
 static void

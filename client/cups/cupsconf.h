@@ -27,7 +27,11 @@ struct cupsconf_queue {
 	enum cupsconf_unreachable unreachable;
 	long uncountable;	/* pages per copy of a format it cannot count;
 				   -1 deny (the default), 0 unset */
+	int fallback;		/* CUPSCONF_POOLS: what the user's own quota cannot
+				   take goes to a pool they may draw on */
 };
+
+enum { CUPSCONF_OWN = 1, CUPSCONF_POOLS = 2 };	/* fallback; 0 unset */
 
 struct cupsconf {
 	struct yconf_privd privd;

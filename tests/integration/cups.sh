@@ -57,6 +57,8 @@ grants:
     print.colour_pages: 10
   "student@engineering":
     print.pages: 10
+pools:                          # the students' shared budget
+  "student@engineering": { print.pages: 20 }
 accounts:
   alice: [staff/academic@engineering/cse]
   bob: [student/undergrad@engineering/cse]
@@ -75,6 +77,7 @@ host: testhost
 queues:
   eng-laser: {}
   office: { access: office-colour }
+  eng-fb: { access: eng-laser, fallback: pools }
 EOF
 cp "$dir/cups.yaml" "$dir/cups.yaml.good"
 "$PRIVCUPS" --check-config "$dir/cups.yaml" > "$dir/check.out" 2>&1 ||
@@ -84,6 +87,7 @@ cp "$dir/cups.yaml" "$dir/cups.yaml.good"
 cups_start "$dir" "$PRIVCUPS" "$dir/cups.yaml"
 cups_queue eng-laser
 cups_queue office
+cups_queue eng-fb
 lpadmin -h "$H" -p eng-ps -E -v "privd:/socket://127.0.0.1:$SP" \
 	-m drv:///sample.drv/generic.ppd -o print-color-mode-default=monochrome 2>/dev/null ||
 	fail "lpadmin eng-ps"
@@ -188,6 +192,39 @@ expect_end "$j" canceled "privd: carol may not print on eng-laser"
 [ "$(usage bob print.pages)" = "0 0" ] || fail "bob's usage is $(usage bob print.pages) after refusals"
 [ "$(usage alice print.pages)" = "15 0" ] || fail "alice's usage moved on a refusal: $(usage alice print.pages)"
 echo "cups.sh: over quota, denied queue, colour without the flag, no access: cancelled with the reason, nothing printed"
+
+# --- pools: -o privd-pool charges the pool for the user; a queue with
+# fallback: pools takes what the user's own quota cannot from their pool
+pool_usage() {
+	curl -sf -H "$RK" "$U/v1/pools/student@engineering/quotas/print.pages" | jq -r '"\(.used) \(.held)"'
+}
+j=$(submit eng-laser bob "$dir/p3.pdf" -o privd-pool=student@engineering)
+expect_end "$j" completed
+[ "$(pool_usage)" = "3 0" ] || fail "job $j: the pool's usage is $(pool_usage), not 3 0"
+[ "$(usage bob print.pages)" = "0 0" ] || fail "job $j on the pool charged bob: $(usage bob print.pages)"
+curl -sf -H "$RK" "$U/v1/pools/student@engineering/quotas/print.pages/ledger" | jq -e --arg j "$j" \
+	'.entries[] | select(.kind == "commit" and .metadata.job == $j and .amount == 3)' >/dev/null &&
+curl -sf -H "$RK" "$U/v1/pools/student@engineering/quotas/print.pages/ledger" | jq -e --arg j "$j" \
+	'.entries[] | select(.kind == "hold" and .metadata.job == $j and .account == "bob")' >/dev/null ||
+	fail "job $j: the pool's ledger lacks bob's hold and its commit"
+before=$(received)
+j=$(submit eng-laser alice "$dir/p1.pdf" -o privd-pool=student@engineering)
+expect_end "$j" canceled "may not draw on the print.pages pool of student@engineering"
+[ "$(received)" = "$before" ] || fail "alice's job on a pool she may not draw on printed"
+# bob has 10 of his own; 12 pages go whole to the pool
+j=$(submit eng-fb bob "$dir/p12.pdf")
+expect_end "$j" completed
+[ "$(pool_usage)" = "15 0" ] || fail "job $j (fallback): the pool's usage is $(pool_usage), not 15 0"
+[ "$(usage bob print.pages)" = "0 0" ] || fail "job $j (fallback) charged bob: $(usage bob print.pages)"
+j=$(submit eng-fb bob "$dir/p3.pdf")
+expect_end "$j" completed
+[ "$(usage bob print.pages)" = "3 0" ] || fail "job $j (fits bob's own) is not on bob: $(usage bob print.pages)"
+[ "$(pool_usage)" = "15 0" ] || fail "job $j (fits bob's own) moved the pool: $(pool_usage)"
+j=$(submit eng-fb bob "$dir/p12.pdf")
+expect_end "$j" canceled "print quota exceeded"
+[ "$(pool_usage)" = "15 0" ] && [ "$(usage bob print.pages)" = "3 0" ] ||
+	fail "a job that fits neither moved usage: pool $(pool_usage), bob $(usage bob print.pages)"
+echo "cups.sh: pools: privd-pool charged the pool for bob, refused alice; fallback took 12 from the pool, 3 from bob, refused 12 more"
 
 # --- privd stopped while jobs are queued: they wait, then print, charged once each
 kill "$(cat "$dir/env/privd.pid")"
