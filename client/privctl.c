@@ -31,7 +31,7 @@ struct cmd {
 
 static int json_out, dry_run, force, abort_import, csv_out;
 static const char *period, *reason, *end_session, *session_priv, *report_by, *report_under;
-static const char *report_depth, *report_top, *from_date, *until_date, *within;
+static const char *report_depth, *report_top, *from_date, *until_date, *within, *pool_cell;
 
 static const struct cmd cmds[];
 
@@ -365,6 +365,23 @@ wrapped(const char *text, int indent, int first)
 	putchar('\n');
 }
 
+/* A pool's quotas: "QUOTA  used/limit  (remaining left, period)" lines. */
+static void
+pool_quotas(json_t *quotas, const char *indent)
+{
+	const char *k;
+	json_t *q;
+
+	json_object_foreach(quotas, k, q)
+		printf("%s%-22s %lld used of %lld%s, %lld left in %s\n", indent, k,
+		    (long long)json_integer_value(json_object_get(q, "used")),
+		    (long long)json_integer_value(json_object_get(q, "limit")),
+		    json_integer_value(json_object_get(q, "credit")) ? " (and credit)" : "",
+		    (long long)json_integer_value(json_object_get(q, "remaining")),
+		    json_string_value(json_object_get(q, "period")) ?
+		    json_string_value(json_object_get(q, "period")) : "no period");
+}
+
 static int
 cmd_show(struct rest *r, int argc, char **argv)
 {
@@ -394,6 +411,20 @@ cmd_show(struct rest *r, int argc, char **argv)
 		value_text(v, val, sizeof(val));
 		printf("%-22s %-7s ", k, json_string_value(json_object_get(v, "type")));
 		wrapped(val, 31, 31);
+	}
+	json_decref(j);
+	/* the pools it may draw on, most specific first */
+	u = esc(argv[0]);
+	snprintf(path, sizeof(path), "/v1/accounts/%s/pools", u);
+	free(u);
+	if ((j = get(r, path, "show", &rc)) == NULL)
+		return rc;
+	if (json_array_size(json_object_get(j, "pools")) > 0)
+		printf("\npools it may draw on (most specific first):\n");
+	json_array_foreach(json_object_get(j, "pools"), i, m) {
+		printf("  %s (via %s)\n", json_string_value(json_object_get(m, "cell")),
+		    json_string_value(json_object_get(m, "via")));
+		pool_quotas(json_object_get(m, "quotas"), "    ");
 	}
 	json_decref(j);
 	return EXIT_OK;
@@ -426,14 +457,50 @@ explain_one(const char *name, json_t *v)
 	}
 }
 
+/* explain ACCOUNT --pool CELL */
+static int
+explain_pool(struct rest *r, const char *uid, const char *cell)
+{
+	char path[1024], *u = esc(uid), *c = esc(cell);
+	json_t *j, *m;
+	size_t i;
+	int rc;
+
+	snprintf(path, sizeof(path), "/v1/accounts/%s/pools?cell=%s", u, c);
+	free(u);
+	free(c);
+	if ((j = get(r, path, "explain --pool", &rc)) == NULL)
+		return rc;
+	if (json_out)
+		fputs(r->body, stdout);
+	else {
+		printf("%s %s draw on the pools of %s\n", uid,
+		    json_is_true(json_object_get(j, "may_draw")) ? "may" : "may not", cell);
+		if (json_array_size(json_object_get(j, "memberships")) == 0)
+			printf("    it has no membership in force\n");
+		json_array_foreach(json_object_get(j, "memberships"), i, m)
+			printf("    %-10s %s: %s\n", json_is_true(json_object_get(m, "covered")) ?
+			    "covered" : "not", json_string_value(json_object_get(m, "membership")),
+			    json_string_value(json_object_get(m, "why")));
+	}
+	json_decref(j);
+	return EXIT_OK;
+}
+
 static int
 cmd_explain(struct rest *r, int argc, char **argv)
 {
 	char path[512];
-	char *u = esc(argv[0]), *p = argc > 1 ? esc(argv[1]) : NULL;
+	char *u, *p;
 	const char *k;
 	json_t *j, *v;
 	int rc;
+
+	if (pool_cell != NULL)
+		return argc > 1 ? (fprintf(stderr, "privctl: explain: give PRIV or --pool, "
+		    "not both\n"), EXIT_USAGE) : explain_pool(r, argv[0], pool_cell);
+	u = esc(argv[0]);
+	p = argc > 1 ? esc(argv[1]) : NULL;
 
 	if (p)
 		snprintf(path, sizeof(path), "/v1/accounts/%s/privileges/%s?explain=1", u, p);
@@ -522,17 +589,17 @@ cmd_quota(struct rest *r, int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* The ledger of who's quota: who is "accounts" or "pools" and a name. */
 static int
-cmd_ledger(struct rest *r, int argc, char **argv)
+ledger_of(struct rest *r, const char *kind, const char *who, const char *quota)
 {
-	char path[512];
-	char *u = esc(argv[0]), *p = esc(argv[1]), *per = period ? esc(period) : NULL;
+	char path[1024];
+	char *u = esc(who), *p = esc(quota), *per = period ? esc(period) : NULL;
 	json_t *j, *e;
 	size_t i;
-	int rc;
+	int rc, pool = strcmp(kind, "pools") == 0;
 
-	(void)argc;
-	snprintf(path, sizeof(path), "/v1/accounts/%s/quotas/%s/ledger?limit=1000%s%s", u, p,
+	snprintf(path, sizeof(path), "/v1/%s/%s/quotas/%s/ledger?limit=1000%s%s", kind, u, p,
 	    per ? "&period=" : "", per ? per : "");
 	free(u);
 	free(p);
@@ -544,22 +611,31 @@ cmd_ledger(struct rest *r, int argc, char **argv)
 		json_decref(j);
 		return EXIT_OK;
 	}
-	printf("%s %s, period %s: %lld entries\n", argv[0], argv[1],
+	printf("%s%s %s, period %s: %lld entries\n", pool ? "pool " : "", who, quota,
 	    json_string_value(json_object_get(j, "period")),
 	    (long long)json_integer_value(json_object_get(j, "total")));
-	printf("%-20s %-8s %7s  %-24s %s\n", "TIME", "KIND", "AMOUNT", "REQUEST", "ACTOR");
+	printf("%-20s %-8s %7s  %-24s %-16s%s\n", "TIME", "KIND", "AMOUNT", "REQUEST", "ACTOR",
+	    pool ? " ACCOUNT" : "");
 	json_array_foreach(json_object_get(j, "entries"), i, e) {
 		const char *t = json_string_value(json_object_get(e, "time"));
+		const char *a = json_string_value(json_object_get(e, "actor"));
+		const char *acc = json_string_value(json_object_get(e, "account"));
 
-		printf("%-20.19s %-8s %7lld  %-24.24s %.16s\n", t ? t : "",
+		printf("%-20.19s %-8s %7lld  %-24.24s %-16.16s%s%s\n", t ? t : "",
 		    json_string_value(json_object_get(e, "kind")),
 		    (long long)json_integer_value(json_object_get(e, "amount")),
-		    json_string_value(json_object_get(e, "request_id")),
-		    json_string_value(json_object_get(e, "actor")) ?
-		    json_string_value(json_object_get(e, "actor")) : "");
+		    json_string_value(json_object_get(e, "request_id")), a ? a : "",
+		    pool ? " " : "", pool && acc ? acc : "");
 	}
 	json_decref(j);
 	return EXIT_OK;
+}
+
+static int
+cmd_ledger(struct rest *r, int argc, char **argv)
+{
+	(void)argc;
+	return ledger_of(r, "accounts", argv[0], argv[1]);
 }
 
 static int
@@ -618,24 +694,25 @@ cmd_sessions(struct rest *r, int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* Credits amount (text) to who's quota; kind "accounts" or "pools". */
 static int
-cmd_credit(struct rest *r, int argc, char **argv)
+credit_of(struct rest *r, const char *kind, const char *who, const char *quota,
+    const char *amount)
 {
-	char path[512], id[96], *end;
-	char *u = esc(argv[0]), *p = esc(argv[1]);
-	long long n = strtoll(argv[2], &end, 10);
+	char path[1024], id[96], *end;
+	char *u = esc(who), *p = esc(quota);
+	long long n = strtoll(amount, &end, 10);
 	json_t *body, *j;
 	int rc;
 
-	(void)argc;
-	if (*argv[2] == '\0' || *end != '\0' || n <= 0) {
+	if (*amount == '\0' || *end != '\0' || n <= 0) {
 		free(u);
 		free(p);
 		fprintf(stderr, "privctl: credit: the amount must be a positive whole number, not '%s'\n",
-		    argv[2]);
+		    amount);
 		return EXIT_USAGE;
 	}
-	snprintf(path, sizeof(path), "/v1/accounts/%s/quotas/%s/credits", u, p);
+	snprintf(path, sizeof(path), "/v1/%s/%s/quotas/%s/credits", kind, u, p);
 	free(u);
 	free(p);
 	/* a fresh request id: a retried command is a new credit */
@@ -660,13 +737,89 @@ cmd_credit(struct rest *r, int argc, char **argv)
 		return EXIT_OK;
 	}
 	j = rest_json(r);
-	printf("credited %lld to %s %s for %s: %lld left of %lld\n", n, argv[0], argv[1],
+	printf("credited %lld to %s%s %s for %s: %lld left of %lld\n", n,
+	    strcmp(kind, "pools") == 0 ? "the pool of " : "", who, quota,
 	    json_string_value(json_object_get(j, "period")),
 	    (long long)json_integer_value(json_object_get(j, "remaining")),
 	    (long long)(json_integer_value(json_object_get(j, "limit")) +
 	    json_integer_value(json_object_get(j, "credit"))));
 	json_decref(j);
 	return EXIT_OK;
+}
+
+static int
+cmd_credit(struct rest *r, int argc, char **argv)
+{
+	(void)argc;
+	return credit_of(r, "accounts", argv[0], argv[1], argv[2]);
+}
+
+/* privctl pool list|show|members|grant|revoke|credit|ledger ... */
+static int
+cmd_pool(struct rest *r, int argc, char **argv)
+{
+	const char *verb = argv[0];
+	char path[1024], *c;
+	json_t *j, *p;
+	size_t i;
+	int rc;
+
+	if (strcmp(verb, "list") == 0 && argc == 1) {
+		if ((j = get(r, "/v1/pools", "pool list", &rc)) == NULL)
+			return rc;
+		if (json_out)
+			fputs(r->body, stdout);
+		else if (json_array_size(json_object_get(j, "pools")) == 0)
+			printf("no pools\n");
+		json_array_foreach(json_object_get(j, "pools"), i, p) {
+			if (json_out)
+				break;
+			printf("%s\n", json_string_value(json_object_get(p, "cell")));
+			pool_quotas(json_object_get(p, "quotas"), "  ");
+		}
+		json_decref(j);
+		return EXIT_OK;
+	}
+	if ((strcmp(verb, "show") == 0 || strcmp(verb, "members") == 0) && argc == 2) {
+		int members = verb[0] == 'm';
+
+		c = esc(argv[1]);
+		snprintf(path, sizeof(path), "/v1/pools/%s%s", c, members ? "/members" : "");
+		free(c);
+		if ((j = get(r, path, members ? "pool members" : "pool show", &rc)) == NULL)
+			return rc;
+		if (json_out)
+			fputs(r->body, stdout);
+		else if (members) {
+			printf("%lld accounts may draw on the pools of %s\n",
+			    (long long)json_integer_value(json_object_get(j, "total")), argv[1]);
+			json_array_foreach(json_object_get(j, "accounts"), i, p)
+				printf("  %-16s via %s\n", json_string_value(json_object_get(p, "account")),
+				    json_string_value(json_object_get(p, "via")));
+		} else {
+			printf("pool %s: %lld accounts may draw on it\n", argv[1],
+			    (long long)json_integer_value(json_object_get(j, "members")));
+			pool_quotas(json_object_get(j, "quotas"), "  ");
+		}
+		json_decref(j);
+		return EXIT_OK;
+	}
+	if (strcmp(verb, "grant") == 0 && argc >= 3) {
+		json_t *body = json_pack("{s:s, s:[]}", "cell", argv[1], "pools");
+
+		for (i = 2; body && i < (size_t)argc; i++)
+			json_array_append_new(json_object_get(body, "pools"), json_string(argv[i]));
+		return write_call(r, "POST", dry_run ? "/v1/pools?dry_run=1" : "/v1/pools",
+		    "pool grant", body);
+	}
+	if (strcmp(verb, "revoke") == 0 && argc == 3)
+		return delete_call(r, "/v1/pools", "cell", argv[1], "quota", argv[2], "pool revoke");
+	if (strcmp(verb, "credit") == 0 && argc == 4)
+		return credit_of(r, "pools", argv[1], argv[2], argv[3]);
+	if (strcmp(verb, "ledger") == 0 && argc == 3)
+		return ledger_of(r, "pools", argv[1], argv[2]);
+	fprintf(stderr, "privctl: pool: unknown subcommand or operands: %s (see privctl help pool)\n", verb);
+	return EXIT_USAGE;
 }
 
 static char *
@@ -932,9 +1085,10 @@ static const struct cmd cmds[] = {
 	  "Moves or renames a node with its subtree; its cells and their memberships\n"
 	  "follow.", cmd_mv, 3, 3 },
 	{ "show", "ACCOUNT [--json]", "The account's effective privileges.", cmd_show, 1, 1 },
-	{ "explain", "ACCOUNT [PRIV] [--json]",
+	{ "explain", "ACCOUNT [PRIV] [--pool CELL] [--json]",
 	  "For each privilege: the grants that decide it, with their cell and\n"
-	  "membership, and the grants they overrode or outweighed.", cmd_explain, 1, 2 },
+	  "membership, and the grants they overrode or outweighed. With --pool CELL:\n"
+	  "whether ACCOUNT may draw on CELL's pools, membership by membership.", cmd_explain, 1, 2 },
 	{ "who", "PRIV [VALUE] [--json]",
 	  "The cells that grant PRIV (VALUE: that set element, or at least that number)\n"
 	  "and the accounts that have it.", cmd_who, 1, 2 },
@@ -949,6 +1103,12 @@ static const struct cmd cmds[] = {
 	{ "credit", "ACCOUNT PRIV N [--reason TEXT] [--period P]",
 	  "Adds N to the account's limit for the current (or a named) period.",
 	  cmd_credit, 3, 3 },
+	{ "pool", "list | show CELL | members CELL | grant CELL QUOTA=N ... [--dry-run]\n"
+	  "               | revoke CELL QUOTA | credit CELL QUOTA N | ledger CELL QUOTA",
+	  "Shared budgets held by cells: every account with a membership the cell\n"
+	  "covers may draw on them. list and show give used and left; members who may\n"
+	  "draw and through which membership; grant sets limits, revoke drops one.",
+	  cmd_pool, 1, 258 },
 	{ "report", "QUOTA [--by organisation|reason] [--depth N] [--under PATH] [--period P]\n"
 	  "               [--top N] [--csv] [--json]",
 	  "Usage of QUOTA summed per node of a tree (default: the organisation tree,\n"
@@ -1007,6 +1167,7 @@ main(int argc, char **argv)
 		{ "from", required_argument, NULL, 'F' },
 		{ "until", required_argument, NULL, 'T' },
 		{ "within", required_argument, NULL, 'W' },
+		{ "pool", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -1038,6 +1199,7 @@ main(int argc, char **argv)
 		case 'F': from_date = optarg; break;
 		case 'T': until_date = optarg; break;
 		case 'W': within = optarg; break;
+		case 'O': pool_cell = optarg; break;
 		case 'h': help = 1; break;
 		case 'V': printf("privctl %s\n", PRIVCTL_VERSION); conf_free(&cf); return EXIT_OK;
 		default: usage(stderr); conf_free(&cf); return EXIT_USAGE;

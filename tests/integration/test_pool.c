@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include <cmocka.h>
 #include <jansson.h>
@@ -333,6 +334,62 @@ export_import_changes_nothing(void **state)
 	it_check_ledger();
 }
 
+static char out[1 << 16];
+
+/* Runs privctl (admin key) with args; its exit status, stdout in out. */
+static int __attribute__((format(printf, 1, 2)))
+privctl(const char *fmt, ...)
+{
+	const char *bin = getenv("PRIVCTL_BIN") ? getenv("PRIVCTL_BIN") : "client/privctl";
+	char args[1024], cmd[2048];
+	va_list ap;
+	size_t n;
+	FILE *p;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	snprintf(cmd, sizeof(cmd), "PRIVD_URL=%s PRIVD_KEY=%s XDG_CONFIG_HOME=%s %s %s 2>&1",
+	    it_http_base, ADMIN_KEY, it_dir, bin, args);
+	assert_non_null(p = popen(cmd, "r"));
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void
+privctl_pool_commands(void **state)
+{
+	(void)state;
+	assert_int_equal(privctl("pool grant staff@eng print.colour=true"), 1);
+	assert_non_null(strstr(out, "only quotas have pools"));
+	assert_int_equal(privctl("pool grant staff@eng print.pages=25"), 0);
+	assert_non_null(strstr(out, "cell staff@eng: +pool print.pages=25"));
+	assert_int_equal(privctl("pool list"), 0);
+	assert_non_null(strstr(out, "staff@eng\n  print.pages            0 used of 25, 25 left"));
+	assert_int_equal(privctl("pool credit staff@eng print.pages 5"), 0);
+	assert_non_null(strstr(out, "30 left of 30"));
+	assert_int_equal(privctl("pool show staff@eng"), 0);
+	assert_non_null(strstr(out, "1 accounts may draw on it"));
+	assert_int_equal(privctl("pool members staff@eng"), 0);
+	assert_non_null(strstr(out, "g1               via staff/academic@eng/cse/research/net"));
+	assert_int_equal(privctl("pool ledger staff@eng print.pages"), 0);
+	assert_non_null(strstr(out, "credit"));
+	assert_int_equal(privctl("show s1"), 0);
+	assert_non_null(strstr(out, "pools it may draw on (most specific first):\n"
+	    "  student@eng/cse/courses/c1 (via student/undergrad@eng/cse/courses/c1)"));
+	assert_int_equal(privctl("explain s3 --pool student@eng/cse/courses/c1"), 0);
+	assert_non_null(strstr(out, "s3 may not draw on the pools of student@eng/cse/courses/c1"));
+	assert_int_equal(privctl("explain g1 --pool @eng/cse/research/net"), 0);
+	assert_non_null(strstr(out, "g1 may draw"));
+	assert_int_equal(privctl("pool show nobody@"), 1);
+	assert_int_equal(privctl("pool frob"), 2);
+	assert_int_equal(privctl("pool revoke staff@eng print.pages"), 0);
+	assert_int_equal(privctl("pool show staff@eng"), 1);
+}
+
 int
 main(void)
 {
@@ -343,6 +400,7 @@ main(void)
 		cmocka_unit_test(fallback_from_an_exhausted_personal_quota),
 		cmocka_unit_test(account_pools_members_and_why),
 		cmocka_unit_test(export_import_changes_nothing),
+		cmocka_unit_test(privctl_pool_commands),
 	};
 
 	return cmocka_run_group_tests(tests, setup, it_group_teardown);
