@@ -104,10 +104,10 @@ import_dry_run_then_import(void **state)
 	has(out, "+ cell student@");
 	has(out, "~ account jdoe: +student/undergrad@engineering/cse/programs/compeng");
 	has(out, "+ account vguest: +visitor@");
-	has(out, "dry run, nothing written: 65 changes");
+	has(out, "dry run, nothing written: 67 changes");
 	assert_int_equal(it_ldap_count(BASE, "(objectClass=*)"), before);
 	assert_int_equal(privctl("import config/demo.yaml"), 0);
-	has(out, "65 changes");
+	has(out, "67 changes");
 	assert_true(it_ldap_count(BASE, "(objectClass=*)") > before);
 	assert_int_equal(privctl("import config/demo.yaml --dry-run"), 0);
 	has(out, "0 changes");
