@@ -111,6 +111,7 @@ integration: $(PRIVD) $(PRIVCTL) $(PRIVCUPS) $(PAMMOD) $(INTEG_BIN) $(B)/bench/p
 	@PRIVD_BIN=$(PRIVD) PRIVCTL_BIN=$(PRIVCTL) PRIVCUPS_BIN=$(PRIVCUPS) tests/integration/cups.sh
 	@PRIVD_BIN=$(PRIVD) PRIVCTL_BIN=$(PRIVCTL) PAMMOD=$(PAMMOD) tests/integration/pam.sh
 	@PRIVD_BIN=$(PRIVD) tests/integration/multi.sh
+	@PRIVD_BIN=$(PRIVD) tests/integration/ui.sh
 	@tests/integration/install.sh
 
 # deps first, in its own make, so a fresh machine has the headers before compiling
@@ -179,6 +180,8 @@ install: all
 		deploy/slapd-multiprovider.conf $(DESTDIR)$(DATADIR)/
 	install -m 644 deploy/privd-cn-config.ldif deploy/privd-slapd.conf config/privd.yaml \
 		config/demo.yaml $(DESTDIR)$(DATADIR)/
+	install -d $(DESTDIR)$(DATADIR)/web
+	install -m 644 web/index.html web/app.js web/style.css $(DESTDIR)$(DATADIR)/web/
 	install -m 644 README.md doc/model.md $(DESTDIR)$(DOCDIR)/
 	install -m 644 deploy/README.md $(DESTDIR)$(DOCDIR)/DEPLOY.md
 	install -m 644 deploy/cups/README.md $(DESTDIR)$(DOCDIR)/CUPS.md

@@ -9,7 +9,7 @@ libyaml-dev libcmocka-dev libjansson-dev libcurl4-openssl-dev nettle-dev
 libgnutls28-dev valgrind curl wrk openssl
 cups cups-daemon cups-client cups-ipp-utils cups-filters libcups2-dev
 libcupsimage2-dev libqpdf-dev qpdf ghostscript dbus-daemon socat jq
-libpam0g-dev pamtester libpam-wrapper python3"
+libpam0g-dev pamtester libpam-wrapper python3 chromium"
 [ "${1:-}" = "--bench" ] && PKGS="$PKGS linux-perf"
 [ "${1:-}" = "--fuzz" ] && PKGS="$PKGS clang"
 
@@ -18,6 +18,11 @@ for p in $PKGS; do
 	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
 	case $st in *"install ok installed"*) ;; *) missing="$missing $p" ;; esac
 done
+# the web page's browser test drives Chromium from Node.js: any node and npm
+# will do (a newer Node.js may be installed already); Debian's when none is
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+	missing="$missing nodejs npm"
+fi
 [ -z "$missing" ] && exit 0
 
 if [ "$(id -u)" != 0 ]; then

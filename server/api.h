@@ -57,5 +57,6 @@ enum MHD_Result api_export(struct req *r);
 enum MHD_Result api_tree(struct req *r);
 enum MHD_Result api_who(struct req *r);
 enum MHD_Result api_report_usage(struct req *r);
+enum MHD_Result api_cells(struct req *r);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include "api.h"
 #include "export.h"
+#include "grant.h"
 #include "path.h"
 #include "period.h"
 #include "quota.h"
@@ -325,4 +326,50 @@ api_report_usage(struct req *r)
 	report_free(&rep);
 	snap_leave(t);
 	return http_json(r, 200, out);
+}
+
+/* GET /v1/cells: every cell with its grants, pools and members in force,
+ * and the two trees' paths (the web page's cross-product grid). */
+enum MHD_Result
+api_cells(struct req *r)
+{
+	const struct snap *s;
+	enum MHD_Result ret;
+	struct strmap members;
+	json_t *o, *cells, *rs, *os;
+	size_t i, k;
+	int t;
+
+	if ((s = enter(r, &t, &ret)) == NULL)
+		return ret;
+	strmap_init(&members);
+	for (i = 0; i < s->naccounts; i++)
+		for (k = 0; k < s->accounts[i].nm; k++)
+			bump(&members, s->accounts[i].m[k]->cell);
+	cells = json_array();
+	rs = json_array();
+	os = json_array();
+	for (i = 0; cells && i < s->ncells; i++) {
+		const struct snap_cell *c = &s->cells[i];
+		json_t *g = json_array(), *p = json_array();
+
+		for (k = 0; g && k < c->ngrants; k++)
+			json_array_append_new(g, json_string(c->grants[k].text));
+		for (k = 0; p && k < c->npools; k++)
+			json_array_append_new(p, json_string(c->pools[k].text +
+			    strlen(GRANT_POOL)));
+		json_array_append_new(cells, json_pack("{s:s, s:s, s:s, s:o, s:o, s:I}", "cell",
+		    c->name, "reason", c->reason, "organisation", c->org, "grants",
+		    g ? g : json_array(), "pools", p ? p : json_array(), "members",
+		    (json_int_t)(size_t)(char *)strmap_get(&members, c->name)));
+	}
+	for (i = 0; rs && i < s->nreasons; i++)
+		json_array_append_new(rs, json_string(s->reasons[i]));
+	for (i = 0; os && i < s->norgs; i++)
+		json_array_append_new(os, json_string(s->orgs[i]));
+	strmap_free(&members);
+	snap_leave(t);
+	o = json_pack("{s:o, s:o, s:o}", "reasons", rs ? rs : json_array(), "organisations",
+	    os ? os : json_array(), "cells", cells ? cells : json_array());
+	return http_json(r, 200, o);
 }

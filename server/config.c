@@ -513,6 +513,71 @@ parse_sessions(struct ctx *x, const yaml_node_t *m)
 	return 0;
 }
 
+/* ui: {dir, token_key, token_ttl, admins}: the web page at /ui/. */
+static int
+parse_ui(struct ctx *x, const yaml_node_t *m)
+{
+	struct cfg *c = x->c;
+	const char *slash;
+	long n;
+
+	if (want_map(x, m, "ui") != 0)
+		return -1;
+	YDOC_PAIRS(m, p) {
+		yaml_node_t *k = ydoc_get(x->doc, p->key), *v = ydoc_get(x->doc, p->value);
+		const char *ks = ydoc_str(k);
+
+		if (strcmp(ks, "dir") == 0) {
+			const char *d = want_str(x, v, "ui.dir");
+
+			if (d == NULL)
+				return -1;
+			free(c->ui_dir);
+			/* relative to the configuration file, wherever privd runs */
+			slash = strrchr(c->path, '/');
+			if (d[0] == '/' || slash == NULL)
+				c->ui_dir = strdup(d);
+			else if (asprintf(&c->ui_dir, "%.*s/%s", (int)(slash - c->path), c->path, d) < 0)
+				c->ui_dir = NULL;
+			if (c->ui_dir == NULL)
+				return err_set(x->e, ERR_INTERNAL, 0, NULL, "out of memory");
+		} else if (strcmp(ks, "token_key") == 0) {
+			if (dup_str(x, v, "ui.token_key", &c->ui_token_key) != 0)
+				return -1;
+			if (strlen(c->ui_token_key) < 32)
+				return bad(x, v, "ui.token_key", "%s: use at least 32 random characters "
+				    "(openssl rand -hex 32)", "ui.token_key");
+		} else if (strcmp(ks, "token_ttl") == 0) {
+			if (want_int(x, v, "ui.token_ttl", 60, 86400, &n) != 0)
+				return -1;
+			c->ui_token_ttl_s = (int)n;
+		} else if (strcmp(ks, "admins") == 0) {
+			if (!ydoc_is_seq(v))
+				return bad(x, v, "ui.admins", "%s: expected a list of uids", "ui.admins");
+			YDOC_ITEMS(v, it) {
+				yaml_node_t *u = ydoc_get(x->doc, *it);
+				const char *s = want_str(x, u, "ui.admins");
+				char **na;
+
+				if (s == NULL)
+					return -1;
+				if (uid_check(s, NULL) != 0)
+					return bad(x, u, "ui.admins", "ui.admins: '%s' is not a uid", s);
+				if ((na = realloc(c->ui_admins, (c->nui_admins + 1) * sizeof(*na))) == NULL)
+					return err_set(x->e, ERR_INTERNAL, 0, NULL, "out of memory");
+				c->ui_admins = na;
+				if ((na[c->nui_admins] = strdup(s)) == NULL)
+					return err_set(x->e, ERR_INTERNAL, 0, NULL, "out of memory");
+				c->nui_admins++;
+			}
+		} else
+			return unknown(x, k, "ui");
+	}
+	if (c->ui_dir == NULL || c->ui_token_key == NULL)
+		return bad(x, m, "ui", "%s: needs dir and token_key", "ui");
+	return 0;
+}
+
 static int
 pick(struct ctx *x, const yaml_node_t *v, const char *key, const char **names,
     int n, int *out)
@@ -782,6 +847,7 @@ set_defaults(struct cfg *c)
 	c->startup_timeout_s = 30;
 	c->import_stale_after_s = 3600;
 	c->session_ttl_s = 12 * 3600;
+	c->ui_token_ttl_s = 900;
 	c->reconnect_max_ms = 30000;
 	c->reason_leaf_only = 1;
 	c->ldap_tls_verify = 1;
@@ -813,6 +879,8 @@ parse_root(struct ctx *x)
 			rc = parse_imports(x, v);
 		else if (strcmp(ks, "sessions") == 0)
 			rc = parse_sessions(x, v);
+		else if (strcmp(ks, "ui") == 0)
+			rc = parse_ui(x, v);
 		else if (strcmp(ks, "privileges") == 0) {
 			rc = parse_privs(x, v);
 			have_privs = 1;
@@ -937,5 +1005,13 @@ cfg_free(struct cfg *c)
 	for (i = 0; i < c->nkeys; i++)
 		free(c->keys[i].name);
 	free(c->keys);
+	free(c->ui_dir);
+	if (c->ui_token_key) {
+		explicit_bzero(c->ui_token_key, strlen(c->ui_token_key));
+		free(c->ui_token_key);
+	}
+	for (i = 0; i < c->nui_admins; i++)
+		free(c->ui_admins[i]);
+	free(c->ui_admins);
 	free(c);
 }

@@ -81,6 +81,13 @@ struct cfg {
 	size_t nterms;
 	struct cfg_key *keys;
 	size_t nkeys;
+
+	/* the web page (ui.c): off unless ui_dir is set */
+	char *ui_dir;		/* its static files */
+	char *ui_token_key;	/* signs sign-in tokens (token.h) */
+	int ui_token_ttl_s;
+	char **ui_admins;	/* uids that see the administration pages */
+	size_t nui_admins;
 };
 
 /* Reads and checks path; on error e has the line and reason. */

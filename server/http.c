@@ -15,6 +15,8 @@
 #include "http.h"
 #include "log.h"
 #include "metrics.h"
+#include "token.h"
+#include "ui.h"
 
 struct route {
 	const char *method;
@@ -29,6 +31,10 @@ enum { SCOPE_METRICS = 0x100 };	/* read, unless metrics_public */
 
 static const struct route routes[] = {
 	{ "GET", "/healthz", 0, api_healthz, "healthz", 0 },
+	{ "GET", "/ui", 0, ui_file, "ui", 0 },
+	{ "GET", "/ui/*", 0, ui_file, "ui", 0 },
+	{ "POST", "/v1/tokens", 0, ui_token, "token", 0 },
+	{ "GET", "/v1/cells", SCOPE_READ, api_cells, "cells", 0 },
 	{ "GET", "/readyz", 0, api_readyz, "readyz", 0 },
 	{ "GET", "/metrics", SCOPE_METRICS, api_metrics, "metrics", 0 },
 	{ "GET", "/v1/accounts/*/privileges", SCOPE_READ, api_privileges, "privileges", 0 },
@@ -138,6 +144,47 @@ http_text(struct req *r, int status, const char *ctype, char *text)
 		    "Bearer realm=\"privd\"");
 	r->status = status;
 	ret = MHD_queue_response(r->conn, (unsigned)status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+enum MHD_Result
+http_file(struct req *r, int status, const char *ctype, char *data, size_t len)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+
+	if ((resp = MHD_create_response_from_buffer(len, data, MHD_RESPMEM_MUST_FREE)) == NULL) {
+		free(data);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+	MHD_add_response_header(resp, "Cache-Control", "no-cache");
+	/* the page's own files only: no inline script or style, no frames */
+	MHD_add_response_header(resp, "Content-Security-Policy", "default-src 'none'; "
+	    "script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+	    "font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'");
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+	MHD_add_response_header(resp, "X-Frame-Options", "DENY");
+	r->status = status;
+	ret = MHD_queue_response(r->conn, (unsigned)status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+enum MHD_Result
+http_redirect(struct req *r, const char *location)
+{
+	static const char body[] = "";
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+
+	if ((resp = MHD_create_response_from_buffer(0, (void *)body, MHD_RESPMEM_PERSISTENT)) == NULL)
+		return MHD_NO;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, location);
+	r->status = 301;
+	ret = MHD_queue_response(r->conn, 301, resp);
 	MHD_destroy_response(resp);
 	return ret;
 }
@@ -419,6 +466,39 @@ defer(struct req *r, const char *path, struct conn_ctx *cx, enum MHD_Result (*fn
 	return MHD_YES;
 }
 
+/*
+ * A web page's sign-in token (token.h) in place of a key: it reads only,
+ * and someone who is not an administrator reads only their own account.
+ * 0 when it lets r through, -1 with *ret the answer, 1 when h is no token
+ * at all (a key was meant).
+ */
+static int
+signed_in(struct req *r, const char *h, unsigned need, enum MHD_Result *ret)
+{
+	struct token t;
+
+	if (h == NULL || strncasecmp(h, "Bearer pt1~", 11) != 0)
+		return 1;
+	if (token_check(r->cfg, h + 7, time(NULL), &t) != 0) {
+		*ret = http_error(r, 401, "token_expired", NULL,
+		    "the sign-in has expired or is not valid: sign in again");
+		return -1;
+	}
+	snprintf(r->token_uid, sizeof(r->token_uid), "%s", t.uid);
+	r->actor = r->token_uid;
+	if (strcmp(r->method, "GET") != 0)
+		*ret = http_error(r, 403, "forbidden", NULL, "a sign-in reads only; "
+		    "changes are made with privctl or an API key");
+	else if (!t.admin && (need == SCOPE_ADMIN || r->nparts < 3 ||
+	    strcmp(r->part[0], "v1") != 0 || strcmp(r->part[1], "accounts") != 0 ||
+	    strcasecmp(r->part[2], t.uid) != 0))
+		*ret = http_error(r, 403, "forbidden", NULL, "%s may read only their own account",
+		    t.uid);
+	else
+		return 0;
+	return -1;
+}
+
 static enum MHD_Result
 dispatch(struct req *r, const char *url, struct conn_ctx *cx)
 {
@@ -429,6 +509,8 @@ dispatch(struct req *r, const char *url, struct conn_ctx *cx)
 	if (strlen(url) >= sizeof(path))
 		return http_error(r, 414, "uri_too_long", NULL, "the URL is longer than %zu bytes",
 		    sizeof(path) - 1);
+	if (strcmp(url, "/ui") == 0)
+		return http_redirect(r, "/ui/");
 	/* split the path into NUL-terminated segments */
 	memcpy(path, url, strlen(url) + 1);
 	r->nparts = 0;
@@ -446,6 +528,8 @@ dispatch(struct req *r, const char *url, struct conn_ctx *cx)
 		p = slash + 1;
 	}
 	join_cell(r);
+	if (r->nparts == 2 && strcmp(r->part[0], "ui") == 0 && r->part[1][0] == '\0')
+		r->nparts = 1;	/* /ui/: the page itself */
 	for (i = 0; i < NROUTES; i++) {
 		if (!match(routes[i].path, r))
 			continue;
@@ -486,6 +570,13 @@ dispatch(struct req *r, const char *url, struct conn_ctx *cx)
 			return routes[i].slow ? defer(r, path, cx, routes[i].fn) : routes[i].fn(r);
 		}
 		if ((r->key = auth_bearer(cfg, h)) == NULL) {
+			enum MHD_Result ret;
+			int st = signed_in(r, h, need, &ret);
+
+			if (st == 0)
+				return routes[i].slow ? defer(r, path, cx, routes[i].fn) : routes[i].fn(r);
+			if (st < 0)
+				return ret;
 			return http_error(r, 401, "unauthorized", NULL,
 			    h ? "the API key is not valid" : "an API key is required (Authorization: Bearer KEY)");
 		}

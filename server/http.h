@@ -25,6 +25,7 @@ struct req {
 	char addr[64];		/* the client's address */
 	char *part[HTTP_MAX_PARTS];	/* path segments */
 	int nparts;
+	char token_uid[65];	/* who signed in, for a web page token */
 	int status;		/* set by the send functions */
 	struct conn_ctx *defer;	/* set: the answer is kept for a resumed connection */
 };
@@ -37,6 +38,9 @@ enum MHD_Result http_json(struct req *r, int status, json_t *body);	/* steals bo
 enum MHD_Result http_error(struct req *r, int status, const char *code,
     const char *field, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 enum MHD_Result http_text(struct req *r, int status, const char *ctype, char *text);	/* steals text */
+/* A file of the web page (steals data), with its security headers. */
+enum MHD_Result http_file(struct req *r, int status, const char *ctype, char *data, size_t len);
+enum MHD_Result http_redirect(struct req *r, const char *location);
 /* Maps a struct err to its status and answers it. */
 enum MHD_Result http_err(struct req *r, const struct err *e, const char *code);
 const char *http_query(struct req *r, const char *name);

@@ -95,7 +95,7 @@ login_basic(const struct cfg *c, const char *header, const char *addr,
 	struct base64_decode_ctx ctx;
 	char buf[LOGIN_PW_MAX + 80], *colon;
 	size_t n = sizeof(buf) - 1, len;
-	LDAP *ld;
+	int rc;
 
 	memset(l, 0, sizeof(*l));
 	if (!allowed(addr, 0))
@@ -112,15 +112,29 @@ login_basic(const struct cfg *c, const char *header, const char *addr,
 	if ((colon = strchr(buf, ':')) == NULL || strlen(buf) != n)
 		return err_set(e, ERR_INVALID, 0, NULL, "malformed Basic credentials");
 	*colon = '\0';
-	if (uid_check(buf, NULL) != 0 || colon[1] == '\0' ||
-	    strlen(colon + 1) >= sizeof(l->password)) {
+	rc = login_password(c, buf, colon + 1, addr, l, e);
+	explicit_bzero(buf, sizeof(buf));
+	return rc;
+}
+
+int
+login_password(const struct cfg *c, const char *uid, const char *password,
+    const char *addr, struct login *l, struct err *e)
+{
+	LDAP *ld;
+
+	memset(l, 0, sizeof(*l));
+	if (!allowed(addr, 0))
+		return err_set(e, ERR_CONFLICT, 0, NULL, "too many failed logins from %s; "
+		    "wait a minute", addr);
+	if (uid_check(uid, NULL) != 0 || password[0] == '\0' ||
+	    strlen(password) >= sizeof(l->password)) {
 		allowed(addr, 1);
 		return err_set(e, ERR_FORBIDDEN, 0, NULL, "unknown user or wrong password");
 	}
 	/* both lengths were checked above */
-	memcpy(l->uid, buf, strnlen(buf, sizeof(l->uid) - 1));
-	memcpy(l->password, colon + 1, strnlen(colon + 1, sizeof(l->password) - 1));
-	memset(buf, 0, sizeof(buf));
+	memcpy(l->uid, uid, strnlen(uid, sizeof(l->uid) - 1));
+	memcpy(l->password, password, strnlen(password, sizeof(l->password) - 1));
 	if (find_dn(c, l->uid, l->dn, sizeof(l->dn), e) != 0)
 		goto fail;
 	if (ldapc_open(c, l->dn, l->password, &ld, e) != 0) {

@@ -25,5 +25,8 @@ struct login {
  */
 int login_basic(const struct cfg *c, const char *header, const char *addr,
     struct login *l, struct err *e);
+/* The same for a uid and password given apart (the web page's sign-in). */
+int login_password(const struct cfg *c, const char *uid, const char *password,
+    const char *addr, struct login *l, struct err *e);
 
 #endif

@@ -1,0 +1,143 @@
+/*
+ * ui.c - the web page: plain files from ui.dir (no build step, nothing
+ * fetched from elsewhere), and the sign-in that turns a directory password
+ * into a short-lived token, so the page sends the password once.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "body.h"
+#include "log.h"
+#include "login.h"
+#include "token.h"
+#include "ui.h"
+
+#define UI_FILE_MAX (1 << 20)
+
+static const struct {
+	const char *ext, *type;
+} types[] = {
+	{ ".html", "text/html; charset=utf-8" },
+	{ ".js", "text/javascript; charset=utf-8" },
+	{ ".css", "text/css; charset=utf-8" },
+	{ ".svg", "image/svg+xml" },
+	{ ".png", "image/png" },
+	{ ".ico", "image/x-icon" },
+};
+
+/* A file name of the page: one segment of [a-z0-9._-], not starting with a dot. */
+static const char *
+type_of(const char *name)
+{
+	const char *p, *dot = strrchr(name, '.');
+	size_t i;
+
+	if (*name == '\0' || *name == '.' || dot == NULL)
+		return NULL;
+	for (p = name; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '.' ||
+		    *p == '_' || *p == '-'))
+			return NULL;
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (strcmp(dot, types[i].ext) == 0)
+			return types[i].type;
+	return NULL;
+}
+
+static char *
+slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+
+	if (f == NULL)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && n <= UI_FILE_MAX &&
+	    fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1)) != NULL) {
+		*len = fread(buf, 1, (size_t)n, f);
+		buf[*len] = '\0';
+	}
+	fclose(f);
+	return buf;
+}
+
+enum MHD_Result
+ui_file(struct req *r)
+{
+	const char *name = r->nparts > 1 ? r->part[1] : "", *type;
+	char path[4096];
+	size_t len = 0;
+	char *data;
+
+	if (r->cfg->ui_dir == NULL)
+		return http_error(r, 404, "not_found", NULL, "the web page is off (no ui section "
+		    "in %s)", r->cfg->path);
+	if (r->nparts == 1 || *name == '\0')
+		name = "index.html";
+	if ((type = type_of(name)) == NULL)
+		return http_error(r, 404, "not_found", NULL, "no such file");
+	snprintf(path, sizeof(path), "%s/%s", r->cfg->ui_dir, name);
+	if ((data = slurp(path, &len)) == NULL) {
+		if (errno != ENOENT)
+			log_warn("ui: %s: %s", path, strerror(errno));
+		return http_error(r, 404, "not_found", NULL, "no such file");
+	}
+	return http_file(r, 200, type, data, len);
+}
+
+enum MHD_Result
+ui_token(struct req *r)
+{
+	static const char *const allowed[] = { "uid", "password", NULL };
+	const char *uid = NULL, *pw = NULL;
+	char tok[TOKEN_MAX];
+	struct login *l = NULL;
+	enum MHD_Result ret;
+	time_t expires;
+	struct err e;
+	json_t *o;
+	int admin;
+
+	memset(&e, 0, sizeof(e));
+	if (r->cfg->ui_token_key == NULL)
+		return http_error(r, 404, "not_found", NULL, "sign-in is off (no ui section in %s)",
+		    r->cfg->path);
+	if ((o = body_object(r->body, r->len, allowed, &e)) == NULL ||
+	    body_str(o, "uid", 64, 1, &uid, &e) != 0 ||
+	    body_str(o, "password", LOGIN_PW_MAX - 1, 1, &pw, &e) != 0) {
+		json_decref(o);
+		return http_error(r, 400, "bad_request", e.key, "%s", e.msg);
+	}
+	if ((l = malloc(sizeof(*l))) == NULL) {
+		json_decref(o);
+		return http_error(r, 500, "internal", NULL, "out of memory");
+	}
+	if (login_password(r->cfg, uid, pw, r->addr, l, &e) != 0) {
+		ret = e.code == ERR_CONFLICT ? http_error(r, 429, "too_many_logins", NULL, "%s", e.msg) :
+		    e.code == ERR_FORBIDDEN ? http_error(r, 401, "bad_credentials", "password",
+		    "unknown user or wrong password") : http_err(r, &e, "sign_in_failed");
+		log_info("ui: sign-in of %.64s from %s refused: %s", uid, r->addr, e.msg);
+		goto done;
+	}
+	admin = token_admin(r->cfg, l->uid);
+	if (token_make(r->cfg, l->uid, admin, time(NULL), tok, &expires) != 0) {
+		ret = http_error(r, 500, "internal", NULL, "cannot make a token");
+		goto done;
+	}
+	log_info("ui: %s signed in from %s%s", l->uid, r->addr, admin ? " (administrator)" : "");
+	ret = http_json(r, 200, json_pack("{s:s, s:s, s:b, s:I, s:I}", "token", tok, "uid", l->uid,
+	    "admin", admin, "expires", (json_int_t)expires, "ttl_s",
+	    (json_int_t)r->cfg->ui_token_ttl_s));
+	explicit_bzero(tok, sizeof(tok));
+done:
+	explicit_bzero(l, sizeof(*l));
+	free(l);
+	if (pw != NULL)
+		explicit_bzero((char *)pw, strlen(pw));
+	json_decref(o);
+	return ret;
+}

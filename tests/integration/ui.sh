@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# ui.sh - the web page in a real headless Chromium against a real slapd and
+# privd (env.sh) with the demo school: tests/ui/ui.test.mjs drives it with
+# playwright-core from tests/ui/package-lock.json. Screenshots at 375 and
+# 1440 px are left in $UI_OUT (default build/ui) to be looked at.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+. tests/integration/lib.sh
+UI_OUT=${UI_OUT:-$top/build/ui}
+dir=$(mktemp -d "${TMPDIR:-/tmp}/privd-ui.XXXXXX")
+cleanup() {
+	tests/integration/env.sh stop "$dir/env" >/dev/null 2>&1 || true
+	rm -rf "$dir"
+}
+trap cleanup EXIT
+fail() { echo "ui.sh: $*" >&2; exit 1; }
+
+command -v node >/dev/null || fail "node is missing (make deps installs nodejs)"
+[ -x "${CHROMIUM:-/usr/bin/chromium}" ] || fail "chromium is missing (make deps installs it)"
+# the packages of the lock file, once per lock file
+stamp=tests/ui/node_modules/.privd-lock
+if ! cmp -s tests/ui/package-lock.json "$stamp" 2>/dev/null; then
+	(cd tests/ui && npm ci --no-audit --no-fund --loglevel=error) || fail "npm ci in tests/ui failed"
+	cp tests/ui/package-lock.json "$stamp"
+fi
+
+tests/integration/env.sh start "$dir/env" >/dev/null
+U=http://127.0.0.1:$(cat "$dir/env/http_port")
+curl -sf -H 'Authorization: Bearer dev-admin-5be71f0a48' --data-binary @config/demo.yaml \
+	"$U/v1/import" >/dev/null || fail "the demo import failed"
+# vguest came with the import and has no password yet: give one, as the directory's administrator
+ldapmodify -x -H "ldap://127.0.0.1:$(cat "$dir/env/ldap_port")/" -D cn=admin,dc=example,dc=edu \
+	-w secret >/dev/null <<LDIF || fail "cannot set vguest's password"
+dn: uid=vguest,ou=people,dc=example,dc=edu
+changetype: modify
+add: objectClass
+objectClass: simpleSecurityObject
+-
+add: userPassword
+userPassword: vguest-dev-secret
+LDIF
+rm -rf "$UI_OUT"
+PRIVD_URL=$U UI_OUT=$UI_OUT node tests/ui/ui.test.mjs || fail "the browser test failed (privd's log: $dir/env/privd.log)"
