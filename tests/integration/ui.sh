@@ -40,5 +40,14 @@ objectClass: simpleSecurityObject
 add: userPassword
 userPassword: vguest-dev-secret
 LDIF
+# the files: their types, the policy on each, nothing outside web/
+h=$(curl -s -D - -o /dev/null "$U/ui/app.js")
+case $h in *"Content-Type: text/javascript"*) ;; *) fail "app.js is not served as JavaScript: $h" ;; esac
+case $h in *"Content-Security-Policy: default-src 'none'; script-src 'self'"*) ;; *) fail "no strict policy on app.js" ;; esac
+for p in '/ui/..%2Fconfig%2Fdev.yaml' '/ui/%2E%2E/config/dev.yaml' '/ui/.hidden.js' '/ui/nosuch.html' '/ui/app.js%00.png'; do
+	st=$(curl -s -o /dev/null -w '%{http_code}' "$U$p")
+	[ "$st" = 404 ] || fail "$p answered $st, not 404"
+done
+[ "$(curl -s -o /dev/null -w '%{http_code} %{redirect_url}' "$U/ui")" = "301 $U/ui/" ] || fail "/ui does not lead to /ui/"
 rm -rf "$UI_OUT"
 PRIVD_URL=$U UI_OUT=$UI_OUT node tests/ui/ui.test.mjs || fail "the browser test failed (privd's log: $dir/env/privd.log)"
