@@ -328,24 +328,48 @@ api_report_usage(struct req *r)
 	return http_json(r, 200, out);
 }
 
-/* GET /v1/cells: every cell with its grants, pools and members in force,
- * and the two trees' paths (the web page's cross-product grid). */
+/*
+ * GET /v1/cells[?members=N]: every cell with its grants, pools and how many
+ * members it has in force (and the uids of up to N of them), and the two
+ * trees' paths (the web page's cross-product grid).
+ */
 enum MHD_Result
 api_cells(struct req *r)
 {
+	const char *ms = http_query(r, "members");
 	const struct snap *s;
 	enum MHD_Result ret;
-	struct strmap members;
+	struct strmap members, uids;
 	json_t *o, *cells, *rs, *os;
+	long want = 0;
+	char *end;
 	size_t i, k;
-	int t;
+	int t, failed;
 
+	if (ms != NULL && ((want = strtol(ms, &end, 10)) < 0 || want > 100 || *end || !*ms))
+		return http_error(r, 400, "bad_request", "members", "members must be from 0 to 100");
 	if ((s = enter(r, &t, &ret)) == NULL)
 		return ret;
 	strmap_init(&members);
+	strmap_init(&uids);
 	for (i = 0; i < s->naccounts; i++)
-		for (k = 0; k < s->accounts[i].nm; k++)
-			bump(&members, s->accounts[i].m[k]->cell);
+		for (k = 0; k < s->accounts[i].nm; k++) {
+			const char *cell = s->accounts[i].m[k]->cell;
+			json_t *l = strmap_get(&uids, cell);
+
+			bump(&members, cell);
+			if (want == 0)
+				continue;
+			if (l == NULL) {
+				strmap_put(&uids, cell, (l = json_array()), &failed);
+				if (failed) {
+					json_decref(l);
+					continue;
+				}
+			}
+			if (json_array_size(l) < (size_t)want)
+				json_array_append_new(l, json_string(s->accounts[i].uid));
+		}
 	cells = json_array();
 	rs = json_array();
 	os = json_array();
@@ -358,16 +382,25 @@ api_cells(struct req *r)
 		for (k = 0; p && k < c->npools; k++)
 			json_array_append_new(p, json_string(c->pools[k].text +
 			    strlen(GRANT_POOL)));
+		json_t *l = strmap_get(&uids, c->name);
+
 		json_array_append_new(cells, json_pack("{s:s, s:s, s:s, s:o, s:o, s:I}", "cell",
 		    c->name, "reason", c->reason, "organisation", c->org, "grants",
 		    g ? g : json_array(), "pools", p ? p : json_array(), "members",
 		    (json_int_t)(size_t)(char *)strmap_get(&members, c->name)));
+		if (want > 0)
+			json_object_set(json_array_get(cells, json_array_size(cells) - 1),
+			    "member_uids", l ? l : json_array());
 	}
 	for (i = 0; rs && i < s->nreasons; i++)
 		json_array_append_new(rs, json_string(s->reasons[i]));
 	for (i = 0; os && i < s->norgs; i++)
 		json_array_append_new(os, json_string(s->orgs[i]));
 	strmap_free(&members);
+	for (i = 0; i < uids.cap; i++)
+		if (uids.slots[i].key != NULL)
+			json_decref(uids.slots[i].val);
+	strmap_free(&uids);
 	snap_leave(t);
 	o = json_pack("{s:o, s:o, s:o}", "reasons", rs ? rs : json_array(), "organisations",
 	    os ? os : json_array(), "cells", cells ? cells : json_array());

@@ -350,7 +350,10 @@
 				h('ul', {}, here.map((c) => h('li', {},
 				    h('strong', {}, c.cell), ': ',
 				    c.grants.concat(c.pools.map((p) => 'pool ' + p)).join(', ') || 'no grants',
-				    c.members ? ' · ' + c.members + ' members' : '')))));
+				    c.members ? [' · ' + c.members + ' members: ',
+					(c.member_uids || []).map((u, i) => [i ? ', ' : '',
+					    h('a', { href: '#/account/' + enc(u) }, u)]),
+					c.members > (c.member_uids || []).length ? ', …' : ''] : '')))));
 		    })));
 
 		return h('div', { class: 'table-wrap' },
@@ -368,7 +371,7 @@
 
 		try {
 			[rt, ot, cells] = await Promise.all([api('/v1/tree/reasons'),
-			    api('/v1/tree/organisations'), api('/v1/cells')]);
+			    api('/v1/tree/organisations'), api('/v1/cells?members=10')]);
 		} catch (e) {
 			show(h('h1', {}, 'Administration'), errorCard(e));
 			return;

@@ -51,3 +51,16 @@ done
 [ "$(curl -s -o /dev/null -w '%{http_code} %{redirect_url}' "$U/ui")" = "301 $U/ui/" ] || fail "/ui does not lead to /ui/"
 rm -rf "$UI_OUT"
 PRIVD_URL=$U UI_OUT=$UI_OUT node tests/ui/ui.test.mjs || fail "the browser test failed (privd's log: $dir/env/privd.log)"
+# failed sign-ins are limited as HTTP Basic logins are: ten a minute from
+# one address (the browser test's two wrong passwords count too)
+n=0
+while :; do
+	n=$((n + 1))
+	st=$(curl -s -o /dev/null -w '%{http_code}' -d '{"uid":"jdoe","password":"guess-'"$n"'"}' "$U/v1/tokens")
+	[ "$st" = 429 ] && break
+	[ "$st" = 401 ] || fail "wrong password $n answered $st, not 401"
+	[ "$n" -le 10 ] || fail "still no 429 after $n wrong passwords"
+done
+st=$(curl -s -o /dev/null -w '%{http_code}' -d '{"uid":"jdoe","password":"jdoe-dev-secret"}' "$U/v1/tokens")
+[ "$st" = 429 ] || fail "a sign-in after ten failures answered $st, not 429"
+echo "ui.sh: files typed and under the policy, nothing outside web/; after ten failed sign-ins 429, even with the right password"

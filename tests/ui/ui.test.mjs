@@ -152,6 +152,13 @@ try {
 		assert.ok((await page.locator('table.grid').textContent()).includes('student@engineering/cse'),
 		    'a cell deeper than the depth is not in its ancestor\'s box');
 		await page.locator('select#depth').selectOption('2');
+		// a box of the grid opens to its cells, whose members link to their accounts
+		const box = page.locator('table.grid td[data-cell="visitor@engineering/cse"] details');
+		await box.locator('summary').click();
+		await box.locator('a', { hasText: 'vguest' }).click();
+		await page.locator('.account[data-account="vguest"]').waitFor();
+		await page.goBack();
+		await page.locator('table.grid').waitFor();
 		await shot(page, `admin-${width}`);
 		await page.locator('#find').fill('vguest');
 		await page.locator('form.search button').click();
