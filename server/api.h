@@ -52,7 +52,9 @@ enum MHD_Result api_pool(struct req *r);
 enum MHD_Result api_pool_members(struct req *r);
 enum MHD_Result api_account_pools(struct req *r);
 
-/* api_model.c */
+/* api_model.c; api_enter: the current snapshot (snap_leave(*t) after),
+ * or NULL having answered 503 before the first */
+const struct snap *api_enter(struct req *r, int *t, enum MHD_Result *ret);
 enum MHD_Result api_export(struct req *r);
 enum MHD_Result api_tree(struct req *r);
 enum MHD_Result api_who(struct req *r);

@@ -390,10 +390,16 @@ oom:
 	return NULL;
 }
 
-enum MHD_Result
-api_grant_set(struct req *r)
+/*
+ * {"cell", KEY: [text, ...]}: sets the cell's grants (KEY "grants") or its
+ * pool limits (KEY "pools", each text prefixed as grant.h has it), making
+ * the cell and its nodes when missing.
+ */
+static enum MHD_Result
+cell_set(struct req *r, const char *key, size_t max, const char *what, const char *example)
 {
-	static const char *const allowed[] = { "cell", "grants", NULL };
+	const char *allowed[] = { "cell", key, NULL };
+	int pool = strcmp(key, "pools") == 0;
 	struct import_doc doc;
 	struct import_cell *c;
 	enum MHD_Result ret;
@@ -403,11 +409,11 @@ api_grant_set(struct req *r)
 	if ((o = body(r, allowed, &ret)) == NULL)
 		return ret;
 	memset(&doc, 0, sizeof(doc));
-	g = json_object_get(o, "grants");
-	if (!json_is_array(g) || json_array_size(g) == 0 || json_array_size(g) > 256) {
+	g = json_object_get(o, key);
+	if (!json_is_array(g) || json_array_size(g) == 0 || json_array_size(g) > max) {
 		json_decref(o);
-		return http_error(r, 400, "bad_request", "grants",
-		    "grants must be a list of 1 to 256 grants like print.pages=300 or printer.access+=eng-laser");
+		return http_error(r, 400, "bad_request", key, "%s must be a list of 1 to %zu %s",
+		    key, max, example);
 	}
 	if ((c = edit_cell(r, &doc, field_str(o, "cell"), 1, &ret)) == NULL)
 		goto fail;
@@ -416,24 +422,46 @@ api_grant_set(struct req *r)
 		goto fail;
 	}
 	json_array_foreach(g, i, v) {
+		char text[PRIV_NAME_MAX + GRANT_ELEM_MAX + 16];
 		struct err e;
 
 		memset(&e, 0, sizeof(e));
-		if (!json_is_string(v) || grant_parse(r->cfg, json_string_value(v),
-		    &c->grants[c->ngrants], &e) != 0) {
+		if (json_is_string(v))
+			snprintf(text, sizeof(text), "%s%s", pool ? GRANT_POOL : "",
+			    json_string_value(v));
+		if (!json_is_string(v) || grant_parse(r->cfg, text, &c->grants[c->ngrants], &e) != 0) {
 			ret = http_error(r, e.code == ERR_NOT_FOUND ? 404 : 400,
-			    e.code == ERR_NOT_FOUND ? "unknown_privilege" : "bad_request", "grants",
-			    "grants[%zu]: %s", i, json_is_string(v) ? e.msg : "not a string");
+			    e.code == ERR_NOT_FOUND ? "unknown_privilege" : "bad_request", key,
+			    "%s[%zu]: %s", key, i, json_is_string(v) ? e.msg : "not a string");
 			goto fail;
 		}
-		c->ngrants++;
+		/* a pool's limit comes only as a pool, a grant only as a grant */
+		if (c->grants[c->ngrants++].pool != pool) {
+			ret = http_error(r, 400, "bad_request", key, "%s[%zu]: %s", key, i, pool ?
+			    "give the limit as QUOTA=N" : "set pools with POST /v1/pools");
+			goto fail;
+		}
 	}
 	json_decref(o);
-	return run_edit(r, &doc, "grant", NULL);
+	return run_edit(r, &doc, what, NULL);
 fail:
 	import_free(&doc);
 	json_decref(o);
 	return ret;
+}
+
+enum MHD_Result
+api_grant_set(struct req *r)
+{
+	return cell_set(r, "grants", 256, "grant",
+	    "grants like print.pages=300 or printer.access+=eng-laser");
+}
+
+/* POST /v1/pools {"cell","pools":["print.pages=150",...]}. */
+enum MHD_Result
+api_pool_set(struct req *r)
+{
+	return cell_set(r, "pools", 64, "pool", "limits like print.pages=150");
 }
 
 enum MHD_Result
@@ -470,56 +498,6 @@ api_grant_revoke(struct req *r)
 	c->nrevoke = 1;
 	snprintf(q, sizeof(q), "%s\n%s", cell, priv);
 	return run_edit(r, &doc, "revoke", q);
-}
-
-/* POST /v1/pools {"cell","pools":["print.pages=150",...]}: sets the
- * cell's pool limits, making the cell and its nodes when missing. */
-enum MHD_Result
-api_pool_set(struct req *r)
-{
-	static const char *const allowed[] = { "cell", "pools", NULL };
-	struct import_doc doc;
-	struct import_cell *c;
-	enum MHD_Result ret;
-	json_t *o, *g, *v;
-	size_t i;
-
-	if ((o = body(r, allowed, &ret)) == NULL)
-		return ret;
-	memset(&doc, 0, sizeof(doc));
-	g = json_object_get(o, "pools");
-	if (!json_is_array(g) || json_array_size(g) == 0 || json_array_size(g) > 64) {
-		json_decref(o);
-		return http_error(r, 400, "bad_request", "pools",
-		    "pools must be a list of 1 to 64 limits like print.pages=150");
-	}
-	if ((c = edit_cell(r, &doc, field_str(o, "cell"), 1, &ret)) == NULL)
-		goto fail;
-	if ((c->grants = calloc(json_array_size(g), sizeof(*c->grants))) == NULL) {
-		ret = http_error(r, 500, "internal", NULL, "out of memory");
-		goto fail;
-	}
-	json_array_foreach(g, i, v) {
-		char text[PRIV_NAME_MAX + 64];
-		struct err e;
-
-		memset(&e, 0, sizeof(e));
-		if (json_is_string(v))
-			snprintf(text, sizeof(text), GRANT_POOL "%s", json_string_value(v));
-		if (!json_is_string(v) || grant_parse(r->cfg, text, &c->grants[c->ngrants], &e) != 0) {
-			ret = http_error(r, e.code == ERR_NOT_FOUND ? 404 : 400,
-			    e.code == ERR_NOT_FOUND ? "unknown_privilege" : "bad_request", "pools",
-			    "pools[%zu]: %s", i, json_is_string(v) ? e.msg : "not a string");
-			goto fail;
-		}
-		c->ngrants++;
-	}
-	json_decref(o);
-	return run_edit(r, &doc, "pool", NULL);
-fail:
-	import_free(&doc);
-	json_decref(o);
-	return ret;
 }
 
 /* DELETE /v1/pools?cell=C&quota=Q: the cell no longer holds that pool.

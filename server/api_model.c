@@ -15,8 +15,8 @@
 #include "strmap.h"
 #include "textbuf.h"
 
-static const struct snap *
-enter(struct req *r, int *t, enum MHD_Result *ret)
+const struct snap *
+api_enter(struct req *r, int *t, enum MHD_Result *ret)
 {
 	const struct snap *s = snap_enter(t);
 
@@ -35,7 +35,7 @@ api_export(struct req *r)
 	char *text;
 	int t;
 
-	if ((s = enter(r, &t, &ret)) == NULL)
+	if ((s = api_enter(r, &t, &ret)) == NULL)
 		return ret;
 	text = export_yaml(s);
 	snap_leave(t);
@@ -97,7 +97,7 @@ api_tree(struct req *r)
 
 	if (!reasons && strcmp(r->part[2], "organisations") != 0)
 		return http_error(r, 404, "not_found", NULL, "the trees are reasons and organisations");
-	if ((s = enter(r, &t, &ret)) == NULL)
+	if ((s = api_enter(r, &t, &ret)) == NULL)
 		return ret;
 	strmap_init(&c.members);
 	strmap_init(&c.grants);
@@ -154,7 +154,7 @@ api_who(struct req *r)
 		if (*value == '\0' || *end != '\0')
 			return http_error(r, 400, "bad_request", "value", "value must be a whole number");
 	}
-	if ((s = enter(r, &t, &ret)) == NULL)
+	if ((s = api_enter(r, &t, &ret)) == NULL)
 		return ret;
 	cells = json_array();
 	accts = json_array();
@@ -277,7 +277,7 @@ api_report_usage(struct req *r)
 	} else if (period_key(r->cfg, r->cfg->privs[o.priv].period, period_now(), period, &e) != 0)
 		return http_error(r, 409, "no_period", "period", "%s", e.msg);
 	o.period = period;
-	if ((s = enter(r, &t, &ret)) == NULL)
+	if ((s = api_enter(r, &t, &ret)) == NULL)
 		return ret;
 	if (report_usage(s, &o, &rep, &e) != 0) {
 		snap_leave(t);
@@ -348,7 +348,7 @@ api_cells(struct req *r)
 
 	if (ms != NULL && ((want = strtol(ms, &end, 10)) < 0 || want > 100 || *end || !*ms))
 		return http_error(r, 400, "bad_request", "members", "members must be from 0 to 100");
-	if ((s = enter(r, &t, &ret)) == NULL)
+	if ((s = api_enter(r, &t, &ret)) == NULL)
 		return ret;
 	strmap_init(&members);
 	strmap_init(&uids);

@@ -10,18 +10,6 @@
 #include "sync.h"
 #include "usage.h"
 
-static const struct snap *
-enter(struct req *r, int *t, enum MHD_Result *ret)
-{
-	const struct snap *s = snap_enter(t);
-
-	if (s == NULL) {
-		snap_leave(*t);
-		*ret = http_error(r, 503, "not_ready", NULL, "privd has not loaded the directory yet");
-	}
-	return s;
-}
-
 /* {QUOTA: {limit, credit, used, held, remaining, period}} of cell's pools
  * (only quota priv when priv >= 0), from the usage privd has seen. */
 static json_t *
@@ -109,7 +97,7 @@ api_pools(struct req *r)
 	size_t i;
 	int t;
 
-	if ((s = enter(r, &t, &ret)) == NULL)
+	if ((s = api_enter(r, &t, &ret)) == NULL)
 		return ret;
 	if ((v = malloc((s->npooled + 1) * sizeof(*v))) == NULL) {
 		snap_leave(t);
@@ -149,7 +137,7 @@ api_pool(struct req *r)
 	json_t *o;
 	int t;
 
-	if ((s = enter(r, &t, &ret)) == NULL)
+	if ((s = api_enter(r, &t, &ret)) == NULL)
 		return ret;
 	if ((c = pool_cell(r, s, &ret)) == NULL) {
 		snap_leave(t);
@@ -179,7 +167,7 @@ api_pool_members(struct req *r)
 
 	if (ls != NULL && ((limit = strtol(ls, &end, 10)) < 1 || limit > 100000 || *end || !*ls))
 		return http_error(r, 400, "bad_request", "limit", "limit must be from 1 to 100000");
-	if ((s = enter(r, &t, &ret)) == NULL)
+	if ((s = api_enter(r, &t, &ret)) == NULL)
 		return ret;
 	if ((c = pool_cell(r, s, &ret)) == NULL) {
 		snap_leave(t);
@@ -246,7 +234,7 @@ api_account_pools(struct req *r)
 	if (qs != NULL && ((p = cfg_priv_find(r->cfg, qs)) < 0 ||
 	    r->cfg->privs[p].type != PRIV_QUOTA))
 		return http_error(r, 404, "unknown_quota", "quota", "no quota '%.64s' is declared", qs);
-	if ((s = enter(r, &t, &ret)) == NULL)
+	if ((s = api_enter(r, &t, &ret)) == NULL)
 		return ret;
 	if ((a = snap_account(s, r->part[2])) == NULL) {
 		snap_leave(t);

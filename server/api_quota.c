@@ -401,6 +401,17 @@ candidates(const struct quota_req *q, struct cand **out, size_t *n)
 	return rc;
 }
 
+/* q's request, made on pool c for q's account. */
+static void
+as_pool(struct quota_req *pq, const struct quota_req *q, const struct cand *c)
+{
+	*pq = *q;
+	snprintf(pq->uid_buf, sizeof(pq->uid_buf), "%s", c->holder);
+	pq->uid = pq->uid_buf;
+	pq->limit = c->limit;
+	pq->account = q->uid;
+}
+
 /*
  * A charge or hold with "fallback":"pools": whole to the account's own
  * quota when it fits, else whole to the most specific pool with room; the
@@ -428,11 +439,7 @@ with_fallback(struct req *r, struct quota_req *q, const char *rid, long long amo
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		*pq = *q;
-		snprintf(pq->uid_buf, sizeof(pq->uid_buf), "%s", c[i].holder);
-		pq->uid = pq->uid_buf;
-		pq->limit = c[i].limit;
-		pq->account = q->uid;
+		as_pool(pq, q, &c[i]);
 		if ((ld = conn(r, pq->uid, NULL, &ret)) == NULL)
 			goto out;
 		rc = quota_seen(ld, pq, rid, ttl > 0, amount, &res, &e);
@@ -456,11 +463,7 @@ with_fallback(struct req *r, struct quota_req *q, const char *rid, long long amo
 	}
 	own_e = e;
 	for (i = 0; i < n; i++) {
-		*pq = *q;
-		snprintf(pq->uid_buf, sizeof(pq->uid_buf), "%s", c[i].holder);
-		pq->uid = pq->uid_buf;
-		pq->limit = c[i].limit;
-		pq->account = q->uid;
+		as_pool(pq, q, &c[i]);
 		memset(&e, 0, sizeof(e));
 		if ((ld = conn(r, pq->uid, rid, &ret)) == NULL)
 			goto out;

@@ -149,28 +149,33 @@ cell_for(struct ctx *x, const yaml_node_t *k, const char *what)
 	return cell;
 }
 
-/* pools: {CELL: {QUOTA: LIMIT, ...}}: the budgets cells hold (pool.h). */
+/*
+ * grants: {CELL: {PRIV: VALUE or [ELEM, ...]}}, or with pool set, pools:
+ * {CELL: {QUOTA: LIMIT}}, the budgets cells hold (pool.h).
+ */
 static int
-pools(struct ctx *x, const yaml_node_t *m)
+cells(struct ctx *x, const yaml_node_t *m, int pool)
 {
+	const char *what = pool ? "pools" : "grants";
+
 	if (!ydoc_is_map(m))
-		return err_set(x->e, ERR_INVALID, ydoc_line(m), "pools",
-		    "pools: expected a mapping of cells to quota limits");
-	if (ydoc_check_map(x->doc, m, "pools", x->e) != 0)
+		return err_set(x->e, ERR_INVALID, ydoc_line(m), what, "%s: expected a mapping "
+		    "of cells to %s", what, pool ? "quota limits" : "privileges");
+	if (ydoc_check_map(x->doc, m, what, x->e) != 0)
 		return -1;
 	YDOC_PAIRS(m, p) {
 		yaml_node_t *k = ydoc_get(x->doc, p->key), *v = ydoc_get(x->doc, p->value);
-		struct import_cell *cell = cell_for(x, k, "pools");
+		struct import_cell *cell = cell_for(x, k, what);
 		const char *name = ydoc_str(k);
 
 		if (cell == NULL)
 			return -1;
-		cell->in_pools = 1;
+		*(pool ? &cell->in_pools : &cell->in_grants) = 1;
 		if (ydoc_is_null(v))
 			continue;
 		if (!ydoc_is_map(v))
-			return err_set(x->e, ERR_INVALID, ydoc_line(v), name,
-			    "pools '%s': expected a mapping of quotas to limits", name);
+			return err_set(x->e, ERR_INVALID, ydoc_line(v), name, "%s '%s': expected a "
+			    "mapping of %s", what, name, pool ? "quotas to limits" : "privileges to values");
 		if (ydoc_check_map(x->doc, v, name, x->e) != 0)
 			return -1;
 		YDOC_PAIRS(v, q) {
@@ -180,46 +185,8 @@ pools(struct ctx *x, const yaml_node_t *m)
 
 			if (priv < 0)
 				return err_set(x->e, ERR_INVALID, ydoc_line(pk), pname,
-				    "pools '%s': unknown privilege '%.64s'", name, pname);
-			if (add_grant(x, cell, 1, priv, pv, name) != 0)
-				return -1;
-		}
-	}
-	return 0;
-}
-
-static int
-grants(struct ctx *x, const yaml_node_t *m)
-{
-	if (!ydoc_is_map(m))
-		return err_set(x->e, ERR_INVALID, ydoc_line(m), "grants",
-		    "grants: expected a mapping of cells to privileges");
-	if (ydoc_check_map(x->doc, m, "grants", x->e) != 0)
-		return -1;
-	YDOC_PAIRS(m, p) {
-		yaml_node_t *k = ydoc_get(x->doc, p->key), *v = ydoc_get(x->doc, p->value);
-		struct import_cell *cell = cell_for(x, k, "grants");
-		const char *name = ydoc_str(k);
-
-		if (cell == NULL)
-			return -1;
-		cell->in_grants = 1;
-		if (ydoc_is_null(v))
-			continue;
-		if (!ydoc_is_map(v))
-			return err_set(x->e, ERR_INVALID, ydoc_line(v), name,
-			    "grants '%s': expected a mapping of privileges to values", name);
-		if (ydoc_check_map(x->doc, v, name, x->e) != 0)
-			return -1;
-		YDOC_PAIRS(v, q) {
-			yaml_node_t *pk = ydoc_get(x->doc, q->key), *pv = ydoc_get(x->doc, q->value);
-			const char *pname = ydoc_str(pk);
-			int priv = cfg_priv_find(x->c, pname);
-
-			if (priv < 0)
-				return err_set(x->e, ERR_INVALID, ydoc_line(pk), pname,
-				    "grants '%s': unknown privilege '%.64s'", name, pname);
-			if (ydoc_is_seq(pv)) {
+				    "%s '%s': unknown privilege '%.64s'", what, name, pname);
+			if (!pool && ydoc_is_seq(pv)) {
 				if (x->c->privs[priv].type != PRIV_SET)
 					return err_set(x->e, ERR_INVALID, ydoc_line(pv), pname,
 					    "grants '%s': %s is a %s, not a set: give one value",
@@ -227,7 +194,7 @@ grants(struct ctx *x, const yaml_node_t *m)
 				YDOC_ITEMS(pv, it)
 					if (add_grant(x, cell, 0, priv, ydoc_get(x->doc, *it), name) != 0)
 						return -1;
-			} else if (add_grant(x, cell, 0, priv, pv, name) != 0)
+			} else if (add_grant(x, cell, pool, priv, pv, name) != 0)
 				return -1;
 		}
 	}
@@ -362,9 +329,9 @@ import_parse(const struct cfg *c, const char *text, size_t len,
 		else if (strcmp(ks, "organisations") == 0)
 			r = tree(&x, v, "", &d->orgs, &d->norgs, &ocap, "organisations");
 		else if (strcmp(ks, "grants") == 0)
-			r = ydoc_is_null(v) ? 0 : grants(&x, v);
+			r = ydoc_is_null(v) ? 0 : cells(&x, v, 0);
 		else if (strcmp(ks, "pools") == 0)
-			r = ydoc_is_null(v) ? 0 : pools(&x, v);
+			r = ydoc_is_null(v) ? 0 : cells(&x, v, 1);
 		else if (strcmp(ks, "accounts") == 0)
 			r = ydoc_is_null(v) ? 0 : accounts(&x, v);
 		else

@@ -11,6 +11,7 @@
 
 #include "fixture.h"
 #include "grant.h"
+#include "import.h"
 #include "pool.h"
 #include "resolve.h"
 #include "strv.h"
@@ -203,6 +204,42 @@ cell_values_split_for_ldap(void **state)
 	strv_free(p);
 }
 
+static void
+import_reads_pools(void **state)
+{
+	static const char doc[] =
+	    "pools:\n"
+	    "  \"student@eng\": { q: 40 }\n"
+	    "grants:\n"
+	    "  \"student@eng\": { q: 10 }\n"
+	    "  \"staff@\": { f: true }\n";
+	static const char bad[] =
+	    "grants: {}\n"
+	    "pools:\n"
+	    "  \"student@\": { f: 3 }\n";
+	struct cfg *c = fx_cfg();
+	struct import_doc d;
+	struct err e;
+
+	(void)state;
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(import_parse(c, doc, sizeof(doc) - 1, &d, &e), 0);
+	/* one cell for both sections, before and after each other */
+	assert_int_equal(d.ncells, 2);
+	assert_string_equal(d.cells[0].name, "student@eng");
+	assert_true(d.cells[0].in_pools);
+	assert_true(d.cells[0].in_grants);
+	assert_int_equal(d.cells[0].ngrants, 2);
+	assert_string_equal(d.cells[0].grants[0].text, "pool q=40");
+	assert_string_equal(d.cells[0].grants[1].text, "q=10");
+	assert_false(d.cells[1].in_pools);
+	import_free(&d);
+	assert_int_equal(import_parse(c, bad, sizeof(bad) - 1, &d, &e), -1);
+	assert_int_equal(e.line, 3);
+	assert_non_null(strstr(e.msg, "pools 'student@': f is a flag: only quotas have pools"));
+	cfg_free(c);
+}
+
 int
 main(void)
 {
@@ -216,6 +253,7 @@ main(void)
 		cmocka_unit_test(account_pools_most_specific_first),
 		cmocka_unit_test(limit_is_not_a_grant),
 		cmocka_unit_test(cell_values_split_for_ldap),
+		cmocka_unit_test(import_reads_pools),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
