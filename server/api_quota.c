@@ -401,6 +401,24 @@ candidates(const struct quota_req *q, struct cand **out, size_t *n)
 	return rc;
 }
 
+/* A charge (or with ttl a hold) on q through its home provider, with its
+ * bookkeeping: 0 or -1 as quota_charge, -2 when no connection (*ret answered). */
+static int
+take_on(struct req *r, const struct quota_req *q, const char *rid, long long amount,
+    long ttl, const char *meta, struct quota_res *res, struct err *e, enum MHD_Result *ret)
+{
+	LDAP *ld;
+	int rc;
+
+	if ((ld = conn(r, q->uid, rid, ret)) == NULL)
+		return -2;
+	rc = ttl > 0 ? quota_hold(ld, q, rid, amount, ttl, meta, res, e) :
+	    quota_charge(ld, q, rid, amount, 0, meta, res, e);
+	give_back(ld, q->uid, rid, rc, e);
+	audit(r, q, ttl > 0 ? "hold" : "charge", rid, res, rc, e);
+	return rc;
+}
+
 /* q's request, made on pool c for q's account. */
 static void
 as_pool(struct quota_req *pq, const struct quota_req *q, const struct cand *c)
@@ -423,7 +441,7 @@ static enum MHD_Result
 with_fallback(struct req *r, struct quota_req *q, const char *rid, long long amount,
     long ttl, const char *meta)
 {
-	const char *what = ttl > 0 ? "hold" : "charge", *amount_name = ttl > 0 ? "amount" : "charged";
+	const char *amount_name = ttl > 0 ? "amount" : "charged";
 	struct quota_res res, own;
 	struct quota_req *pq = NULL;
 	struct cand *c = NULL;
@@ -450,12 +468,8 @@ with_fallback(struct req *r, struct quota_req *q, const char *rid, long long amo
 			goto out;
 		}
 	}
-	if ((ld = conn(r, q->uid, rid, &ret)) == NULL)
+	if ((rc = take_on(r, q, rid, amount, ttl, meta, &own, &e, &ret)) == -2)
 		goto out;
-	rc = ttl > 0 ? quota_hold(ld, q, rid, amount, ttl, meta, &own, &e) :
-	    quota_charge(ld, q, rid, amount, 0, meta, &own, &e);
-	give_back(ld, q->uid, rid, rc, &e);
-	audit(r, q, what, rid, &own, rc, &e);
 	if (rc == 0 || own.why == NULL || strcmp(own.why, "quota_exceeded") != 0) {
 		ret = rc == 0 ? done(r, q, &own, rid, amount_name, 1, "personal") :
 		    refused(r, q, &own, &e);
@@ -465,12 +479,8 @@ with_fallback(struct req *r, struct quota_req *q, const char *rid, long long amo
 	for (i = 0; i < n; i++) {
 		as_pool(pq, q, &c[i]);
 		memset(&e, 0, sizeof(e));
-		if ((ld = conn(r, pq->uid, rid, &ret)) == NULL)
+		if ((rc = take_on(r, pq, rid, amount, ttl, meta, &res, &e, &ret)) == -2)
 			goto out;
-		rc = ttl > 0 ? quota_hold(ld, pq, rid, amount, ttl, meta, &res, &e) :
-		    quota_charge(ld, pq, rid, amount, 0, meta, &res, &e);
-		give_back(ld, pq->uid, rid, rc, &e);
-		audit(r, pq, what, rid, &res, rc, &e);
 		if (rc == 0) {
 			ret = done(r, pq, &res, rid, amount_name, 1, pq->uid + strlen(POOL_HOLDER));
 			goto out;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -241,6 +242,28 @@ int
 it_not_ready(void)
 {
 	return !it_ready();
+}
+
+int
+it_privctl(char *out, size_t n, const char *fmt, ...)
+{
+	const char *bin = getenv("PRIVCTL_BIN") ? getenv("PRIVCTL_BIN") : "client/privctl";
+	char args[1024], cmd[2048];
+	va_list ap;
+	size_t got;
+	FILE *p;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	snprintf(cmd, sizeof(cmd), "PRIVD_URL=%s PRIVD_KEY=%s XDG_CONFIG_HOME=%s %s %s 2>&1",
+	    it_http_base, ADMIN_KEY, it_dir, bin, args);
+	assert_non_null(p = popen(cmd, "r"));
+	got = fread(out, 1, n - 1, p);
+	out[got] = '\0';
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 int

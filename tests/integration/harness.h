@@ -46,6 +46,10 @@ long it_within(long ms, int (*fn)(void));
 int it_allowed(const char *path);
 int it_ready(void);
 int it_not_ready(void);
+/* Runs privctl (PRIVCTL_BIN) against this run's privd with the admin key:
+ * its exit status, stdout and stderr in out (n bytes). */
+int it_privctl(char *out, size_t n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* cmocka group setup/teardown: start and stop slapd and privd. */
 int it_group_setup(void **state);
 int it_group_teardown(void **state);

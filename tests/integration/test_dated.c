@@ -171,29 +171,7 @@ bad_dates_are_named(void **state)
 
 static char out[1 << 14];
 
-/* Runs privctl; its exit status, stdout in out. */
-static int __attribute__((format(printf, 1, 2)))
-privctl(const char *fmt, ...)
-{
-	char args[1024], cmd[2048];
-	const char *bin = getenv("PRIVCTL_BIN") ? getenv("PRIVCTL_BIN") : "client/privctl";
-	va_list ap;
-	size_t n;
-	FILE *p;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
-	va_end(ap);
-	snprintf(cmd, sizeof(cmd), "PRIVD_URL=%s PRIVD_KEY=%s %s %s 2>&1", it_http_base, ADMIN_KEY,
-	    bin, args);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	n = fread(out, 1, sizeof(out) - 1, p);
-	out[n] = '\0';
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+#define privctl(...) it_privctl(out, sizeof(out), __VA_ARGS__)
 
 static void
 privctl_adds_lists_and_purges(void **state)

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include <cmocka.h>
 #include <jansson.h>
@@ -336,28 +335,7 @@ export_import_changes_nothing(void **state)
 
 static char out[1 << 16];
 
-/* Runs privctl (admin key) with args; its exit status, stdout in out. */
-static int __attribute__((format(printf, 1, 2)))
-privctl(const char *fmt, ...)
-{
-	const char *bin = getenv("PRIVCTL_BIN") ? getenv("PRIVCTL_BIN") : "client/privctl";
-	char args[1024], cmd[2048];
-	va_list ap;
-	size_t n;
-	FILE *p;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
-	va_end(ap);
-	snprintf(cmd, sizeof(cmd), "PRIVD_URL=%s PRIVD_KEY=%s XDG_CONFIG_HOME=%s %s %s 2>&1",
-	    it_http_base, ADMIN_KEY, it_dir, bin, args);
-	assert_non_null(p = popen(cmd, "r"));
-	n = fread(out, 1, sizeof(out) - 1, p);
-	out[n] = '\0';
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+#define privctl(...) it_privctl(out, sizeof(out), __VA_ARGS__)
 
 static void
 privctl_pool_commands(void **state)
