@@ -150,6 +150,31 @@ replays_and_refunds(void **state)
 	json_decref(j);
 }
 
+static int
+net_hold_released(void)
+{
+	return it_number("/v1/pools/@eng/cse/research/net/quotas/print.pages", "held") == 0;
+}
+
+/* privd's reaper finds a pool's holds too (their usage sits under cn=CELL) */
+static void
+pool_holds_expire(void **state)
+{
+	json_t *j;
+
+	(void)state;
+	j = it_call("POST", "/v1/pools/@eng/cse/research/net/quotas/print.pages/holds", CHARGE_KEY,
+	    "{\"request_id\":\"hx-1\",\"amount\":30,\"ttl_s\":1,\"account\":\"g1\"}", 201);
+	assert_int_equal(it_num(j, "held"), 30);
+	json_decref(j);
+	assert_true(it_within(8000, net_hold_released) >= 0);
+	assert_int_equal(it_number("/v1/pools/@eng/cse/research/net/quotas/print.pages", "used"), 0);
+	j = it_get("/v1/pools/@eng/cse/research/net/quotas/print.pages/ledger", 200);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(
+	    json_object_get(j, "entries"), 0), "kind")), "expire");
+	json_decref(j);
+}
+
 struct racer {
 	int id, ok, refused, other;
 };
@@ -374,6 +399,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(two_students_draw_another_course_may_not),
 		cmocka_unit_test(replays_and_refunds),
+		cmocka_unit_test(pool_holds_expire),
 		cmocka_unit_test(ten_accounts_race_to_the_limit),
 		cmocka_unit_test(fallback_from_an_exhausted_personal_quota),
 		cmocka_unit_test(account_pools_members_and_why),
