@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -242,6 +243,61 @@ int
 it_not_ready(void)
 {
 	return !it_ready();
+}
+
+struct racer {
+	int t, each;
+	const char *path, *key;
+	void (*body)(int, int, char *, size_t);
+	struct it_tally tally;
+};
+
+static void *
+race(void *arg)
+{
+	struct racer *r = arg;
+	int i;
+
+	for (i = 0; i < r->each; i++) {
+		char buf[512];
+		long st = 0;
+
+		r->body(r->t, i, buf, sizeof(buf));
+		free(it_try_request("POST", r->path, r->key, buf, strlen(buf), &st));
+		if (st == 201)
+			r->tally.ok++;
+		else if (st == 409)
+			r->tally.refused++;
+		else
+			r->tally.other++;
+	}
+	return NULL;
+}
+
+struct it_tally
+it_race(int threads, int each, const char *path, const char *key,
+    void (*body)(int t, int i, char *buf, size_t n))
+{
+	struct racer *r = calloc((size_t)threads, sizeof(*r));
+	pthread_t *tid = calloc((size_t)threads, sizeof(*tid));
+	struct it_tally sum = { 0, 0, 0 };
+	int i;
+
+	assert_non_null(r);
+	assert_non_null(tid);
+	for (i = 0; i < threads; i++) {
+		r[i] = (struct racer){ i, each, path, key, body, { 0, 0, 0 } };
+		assert_int_equal(pthread_create(&tid[i], NULL, race, &r[i]), 0);
+	}
+	for (i = 0; i < threads; i++) {
+		pthread_join(tid[i], NULL);
+		sum.ok += r[i].tally.ok;
+		sum.refused += r[i].tally.refused;
+		sum.other += r[i].tally.other;
+	}
+	free(r);
+	free(tid);
+	return sum;
 }
 
 int

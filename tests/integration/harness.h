@@ -46,6 +46,17 @@ long it_within(long ms, int (*fn)(void));
 int it_allowed(const char *path);
 int it_ready(void);
 int it_not_ready(void);
+/* What it_race saw: answers 201, 409 and anything else. */
+struct it_tally {
+	int ok, refused, other;
+};
+/*
+ * threads threads each POST each requests to path with key at once; body
+ * writes request i of thread t into buf (n bytes). Never fails the test
+ * from a thread; the caller asserts on the tally.
+ */
+struct it_tally it_race(int threads, int each, const char *path, const char *key,
+    void (*body)(int t, int i, char *buf, size_t n));
 /* Runs privctl (PRIVCTL_BIN) against this run's privd with the admin key:
  * its exit status, stdout and stderr in out (n bytes). */
 int it_privctl(char *out, size_t n, const char *fmt, ...)

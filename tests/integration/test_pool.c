@@ -6,7 +6,6 @@
  * refund lands back in the pool; export then import changes nothing; the
  * ledger check covers pools; explain says why.
  */
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -175,59 +174,26 @@ pool_holds_expire(void **state)
 	json_decref(j);
 }
 
-struct racer {
-	int id, ok, refused, other;
-};
-
-static void *
-race(void *arg)
+/* request i of racer t, drawn by account rT */
+static void
+race_body(int t, int i, char *buf, size_t n)
 {
-	struct racer *r = arg;
-	int i;
-
-	for (i = 0; i < 20; i++) {
-		char body[128];
-		long st;
-		char *a;
-
-		snprintf(body, sizeof(body), "{\"request_id\":\"race-%d-%d\",\"amount\":1,"
-		    "\"account\":\"r%d\"}", r->id, i, r->id);
-		a = it_try_request("POST", COURSE "/charges", CHARGE_KEY, body, strlen(body), &st);
-		free(a);
-		if (st == 201)
-			r->ok++;
-		else if (st == 409)
-			r->refused++;
-		else
-			r->other++;
-	}
-	return NULL;
+	snprintf(buf, n, "{\"request_id\":\"race-%d-%d\",\"amount\":1,\"account\":\"r%d\"}",
+	    t, i, t);
 }
 
 static void
 ten_accounts_race_to_the_limit(void **state)
 {
-	struct racer r[10];
-	pthread_t t[10];
 	json_int_t before = pool_used(COURSE);
-	int i, ok = 0, refused = 0, other = 0;
+	struct it_tally n;
 
 	(void)state;
-	for (i = 0; i < 10; i++) {
-		memset(&r[i], 0, sizeof(r[i]));
-		r[i].id = i;
-		assert_int_equal(pthread_create(&t[i], NULL, race, &r[i]), 0);
-	}
-	for (i = 0; i < 10; i++) {
-		pthread_join(t[i], NULL);
-		ok += r[i].ok;
-		refused += r[i].refused;
-		other += r[i].other;
-	}
+	n = it_race(10, 20, COURSE "/charges", CHARGE_KEY, race_body);
 	/* 200 asked, 150 - before left: exactly that many land */
-	assert_int_equal(other, 0);
-	assert_int_equal(ok, 150 - before);
-	assert_int_equal(refused, 200 - (150 - before));
+	assert_int_equal(n.other, 0);
+	assert_int_equal(n.ok, 150 - before);
+	assert_int_equal(n.refused, 200 - (150 - before));
 	assert_int_equal(pool_used(COURSE), 150);
 	it_check_ledger();
 }

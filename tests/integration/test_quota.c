@@ -133,58 +133,26 @@ setup(void **state)
 	return 0;
 }
 
-struct racer {
-	int id, ok, refused, other;
-	char first_ok[64];
-};
-
-static void *
-race(void *arg)
+/* request i of racer t: one page */
+static void
+race_body(int t, int i, char *buf, size_t n)
 {
-	struct racer *r = arg;
-	int i;
-
-	for (i = 0; i < 20; i++) {
-		char id[32];
-		long st;
-
-		snprintf(id, sizeof(id), "race-%d-%d", r->id, i);
-		st = try_post("racer", id);
-
-		if (st == 201)
-			r->ok++;
-		else if (st == 409)
-			r->refused++;
-		else
-			r->other++;
-	}
-	return NULL;
+	snprintf(buf, n, "{\"request_id\":\"race-%d-%d\",\"amount\":1}", t, i);
 }
 
 static void
 parallel_charges_stop_at_the_limit(void **state)
 {
-	struct racer r[10];
-	pthread_t t[10];
-	int i, ok = 0, refused = 0, other = 0, replayed = 0;
+	struct it_tally n;
+	int i, replayed = 0;
 
 	(void)state;
-	for (i = 0; i < 10; i++) {
-		memset(&r[i], 0, sizeof(r[i]));
-		r[i].id = i;
-		assert_int_equal(pthread_create(&t[i], NULL, race, &r[i]), 0);
-	}
-	for (i = 0; i < 10; i++) {
-		pthread_join(t[i], NULL);
-		ok += r[i].ok;
-		refused += r[i].refused;
-		other += r[i].other;
-	}
+	n = it_race(10, 20, path("racer", "/charges"), CHARGE_KEY, race_body);
 	fprintf(stderr, "parallel charges: %d accepted, %d refused, %d other\n",
-	    ok, refused, other);
-	assert_int_equal(other, 0);
-	assert_int_equal(ok, 150);
-	assert_int_equal(refused, 50);
+	    n.ok, n.refused, n.other);
+	assert_int_equal(n.other, 0);
+	assert_int_equal(n.ok, 150);
+	assert_int_equal(n.refused, 50);
 	assert_int_equal(used_of("racer"), 150);
 	assert_int_equal(ledger_total("racer", NULL), 150);
 
