@@ -25,5 +25,6 @@ echo "privd: private slapd at $uri (data in $dir)" >&2
 "$top/server/privd" -c "$top/config/dev.yaml" -L "$uri" -l "127.0.0.1:$port" &
 privd_pid=$!
 echo "privd: serving http://127.0.0.1:$port/  (try: curl -H 'Authorization: Bearer dev-read-4d1c8e27b9' http://127.0.0.1:$port/v1/accounts/jdoe/privileges)"
+echo "privd: the web page: http://127.0.0.1:$port/ui/  (jdoe / jdoe-dev-secret; mwhite / hos-dev-secret administers)"
 echo "privd: Ctrl-C stops privd and slapd"
 wait "$privd_pid"
