@@ -35,6 +35,10 @@ reader(void *arg)
 			atomic_fetch_add(&reads, 1);
 		}
 		snap_leave(t);
+		/* let the publisher in: under valgrind, which runs one thread at a
+		 * time, a reader that never yields makes each publish wait out
+		 * whole time slices (minutes for the test) */
+		sched_yield();
 	}
 	return NULL;
 }
