@@ -276,13 +276,15 @@ http_password(const struct req *r)
 	return r->login ? r->login->password : NULL;
 }
 
-static void
-client_addr(struct req *r)
+const char *
+http_addr(struct req *r)
 {
 	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(r->conn,
 	    MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
 
+	if (r->addr[0] != '\0')
+		return r->addr;
 	snprintf(r->addr, sizeof(r->addr), "?");
 	if (sa && sa->sa_family == AF_INET)
 		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, r->addr,
@@ -290,6 +292,7 @@ client_addr(struct req *r)
 	else if (sa && sa->sa_family == AF_INET6)
 		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, r->addr,
 		    sizeof(r->addr));
+	return r->addr;
 }
 
 /* An administrator by HTTP Basic; answers the refusal itself. */
@@ -448,9 +451,7 @@ defer(struct req *r, const char *path, struct conn_ctx *cx, enum MHD_Result (*fn
 	/* what the audit line of a refusal needs, before r goes */
 	snprintf(cx->method, sizeof(cx->method), "%s", r->method);
 	snprintf(cx->actor, sizeof(cx->actor), "%s", r->actor ? r->actor : "-");
-	if (r->addr[0] == '\0')
-		client_addr(r);
-	snprintf(cx->addr, sizeof(cx->addr), "%s", r->addr);
+	snprintf(cx->addr, sizeof(cx->addr), "%s", http_addr(r));
 	MHD_suspend_connection(r->conn);
 	pthread_attr_init(&at);
 	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
@@ -552,7 +553,7 @@ dispatch(struct req *r, const char *url, struct conn_ctx *cx)
 		    MHD_HTTP_HEADER_AUTHORIZATION);
 
 		if (need == SCOPE_ADMIN)
-			client_addr(r);	/* for the admin's audit lines and login limits */
+			http_addr(r);	/* for the admin's audit lines and login limits */
 		if (h != NULL && strncmp(h, "Basic ", 6) == 0 && need == SCOPE_ADMIN) {
 			enum MHD_Result ret;
 
@@ -681,9 +682,7 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
 		/* what the audit line of a refusal needs, once the request is done */
 		snprintf(cx->method, sizeof(cx->method), "%s", method);
 		snprintf(cx->actor, sizeof(cx->actor), "%s", r.actor ? r.actor : "-");
-		if (r.addr[0] == '\0')
-			client_addr(&r);
-		snprintf(cx->addr, sizeof(cx->addr), "%s", r.addr);
+		snprintf(cx->addr, sizeof(cx->addr), "%s", http_addr(&r));
 	}
 	if (r.login != NULL) {
 		/* no password outlives its request */

@@ -44,6 +44,9 @@ enum MHD_Result http_redirect(struct req *r, const char *location);
 /* Maps a struct err to its status and answers it. */
 enum MHD_Result http_err(struct req *r, const struct err *e, const char *code);
 const char *http_query(struct req *r, const char *name);
+/* The client's address (r->addr), looked up on first use: logins are
+ * limited per address, and audit lines name it. */
+const char *http_addr(struct req *r);
 /* Writes stored over path part i when it is the same word in another case
  * (an account's uid as the directory spells it), so the answer and every
  * write use the stored spelling. */

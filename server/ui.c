@@ -116,7 +116,7 @@ ui_token(struct req *r)
 		json_decref(o);
 		return http_error(r, 500, "internal", NULL, "out of memory");
 	}
-	if (login_password(r->cfg, uid, pw, r->addr, l, &e) != 0) {
+	if (login_password(r->cfg, uid, pw, http_addr(r), l, &e) != 0) {
 		ret = e.code == ERR_CONFLICT ? http_error(r, 429, "too_many_logins", NULL, "%s", e.msg) :
 		    e.code == ERR_FORBIDDEN ? http_error(r, 401, "bad_credentials", "password",
 		    "unknown user or wrong password") : http_err(r, &e, "sign_in_failed");

@@ -63,4 +63,8 @@ while :; do
 done
 st=$(curl -s -o /dev/null -w '%{http_code}' -d '{"uid":"jdoe","password":"jdoe-dev-secret"}' "$U/v1/tokens")
 [ "$st" = 429 ] || fail "a sign-in after ten failures answered $st, not 429"
-echo "ui.sh: files typed and under the policy, nothing outside web/; after ten failed sign-ins 429, even with the right password"
+# the limit is per address: another address still signs in
+st=$(curl -s -o /dev/null -w '%{http_code}' --interface 127.0.0.2 \
+	-d '{"uid":"jdoe","password":"jdoe-dev-secret"}' "$U/v1/tokens")
+[ "$st" = 200 ] || fail "a sign-in from 127.0.0.2 answered $st while 127.0.0.1 was limited, not 200"
+echo "ui.sh: files typed and under the policy, nothing outside web/; after ten failed sign-ins 429, even with the right password, from that address only"
