@@ -23,6 +23,11 @@ enum MHD_Result api_hold_commit(struct req *r);
 enum MHD_Result api_hold_release(struct req *r);
 enum MHD_Result api_credit(struct req *r);
 enum MHD_Result api_ledger(struct req *r);
+/* Into o: limit, credit, used, held, remaining and period of holder's
+ * quota in the period of now, as privd last saw it; with period null and
+ * period_error when now is in no period. */
+void api_usage(json_t *o, const struct cfg *c, const char *holder, const char *quota,
+    enum period_kind kind, long long limit, time_t now);
 
 /* api_session.c */
 enum MHD_Result api_session_open(struct req *r);

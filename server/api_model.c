@@ -380,8 +380,7 @@ api_cells(struct req *r)
 		for (k = 0; g && k < c->ngrants; k++)
 			json_array_append_new(g, json_string(c->grants[k].text));
 		for (k = 0; p && k < c->npools; k++)
-			json_array_append_new(p, json_string(c->pools[k].text +
-			    strlen(GRANT_POOL)));
+			json_array_append_new(p, json_string(grant_pool_text(c->pools[k].text)));
 		json_t *l = strmap_get(&uids, c->name);
 
 		json_array_append_new(cells, json_pack("{s:s, s:s, s:s, s:o, s:o, s:I}", "cell",

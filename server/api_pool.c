@@ -8,14 +8,13 @@
 #include "pool.h"
 #include "snapshot.h"
 #include "sync.h"
-#include "usage.h"
 
 /* {QUOTA: {limit, credit, used, held, remaining, period}} of cell's pools
  * (only quota priv when priv >= 0), from the usage privd has seen. */
 static json_t *
 quotas(const struct snap *s, const struct snap_cell *c, int priv, time_t now)
 {
-	char holder[POOL_HOLDER_MAX], period[PERIOD_KEY_MAX];
+	char holder[POOL_HOLDER_MAX];
 	json_t *o = json_object();
 	size_t i;
 
@@ -23,35 +22,25 @@ quotas(const struct snap *s, const struct snap_cell *c, int priv, time_t now)
 	for (i = 0; o && i < c->npools; i++) {
 		const struct grant *g = &c->pools[i];
 		const struct cfg_priv *def = &s->cfg->privs[g->priv];
-		struct usage_val u;
-		struct err e;
 		json_t *q;
 
-		if (priv >= 0 && g->priv != priv)
+		if ((priv >= 0 && g->priv != priv) || (q = json_object()) == NULL)
 			continue;
-		memset(&u, 0, sizeof(u));
-		q = json_pack("{s:I}", "limit", (json_int_t)g->num);
-		if (q == NULL)
-			continue;
-		if (period_key(s->cfg, def->period, now, period, &e) == 0) {
-			usage_get_for(holder, def->name, period, &u);
-			json_object_set_new(q, "credit", json_integer(u.credit));
-			json_object_set_new(q, "used", json_integer(u.used));
-			json_object_set_new(q, "held", json_integer(u.held));
-			json_object_set_new(q, "remaining", json_integer(usage_remaining(g->num, &u)));
-			json_object_set_new(q, "period", json_string(period));
-		} else
-			json_object_set_new(q, "period", json_null());
+		api_usage(q, s->cfg, holder, def->name, def->period, g->num, now);
 		json_object_set_new(o, def->name, q);
 	}
 	return o;
 }
 
+/* A member of a pool: the account and the membership the cell covers. */
+struct drawer {
+	const char *uid, *via;
+};
+
 static int
 by_uid(const void *a, const void *b)
 {
-	return strcmp((*(const struct snap_account *const *)a)->uid,
-	    (*(const struct snap_account *const *)b)->uid);
+	return strcmp(((const struct drawer *)a)->uid, ((const struct drawer *)b)->uid);
 }
 
 /* The accounts that may draw on cell's pools; the count, and with list
@@ -59,20 +48,23 @@ by_uid(const void *a, const void *b)
 static size_t
 members(const struct snap *s, const char *cell, json_t *list, size_t max)
 {
-	const struct snap_account **v = list ? malloc((s->naccounts + 1) * sizeof(*v)) : NULL;
+	struct drawer *v = list ? malloc((s->naccounts + 1) * sizeof(*v)) : NULL;
 	size_t i, n = 0;
 
-	for (i = 0; i < s->naccounts; i++)
-		if (pool_member_via(&s->accounts[i], cell) != NULL) {
-			if (v != NULL)
-				v[n] = &s->accounts[i];
-			n++;
-		}
+	for (i = 0; i < s->naccounts; i++) {
+		const char *via = pool_member_via(&s->accounts[i], cell);
+
+		if (via == NULL)
+			continue;
+		if (v != NULL)
+			v[n] = (struct drawer){ s->accounts[i].uid, via };
+		n++;
+	}
 	if (v != NULL) {
 		qsort(v, n, sizeof(*v), by_uid);
 		for (i = 0; i < n && i < max; i++)
-			json_array_append_new(list, json_pack("{s:s, s:s}", "account", v[i]->uid,
-			    "via", pool_member_via(v[i], cell)));
+			json_array_append_new(list, json_pack("{s:s, s:s}", "account", v[i].uid,
+			    "via", v[i].via));
 	}
 	free(v);
 	return n;
@@ -116,15 +108,17 @@ api_pools(struct req *r)
 	return http_json(r, 200, o);
 }
 
+/* The cell named that holds pools; else NULL, having answered 404. */
 static const struct snap_cell *
-pool_cell(struct req *r, const struct snap *s, enum MHD_Result *ret)
+pool_cell(struct req *r, const struct snap *s, const char *name, enum MHD_Result *ret)
 {
-	const struct snap_cell *c = snap_cell(s, r->part[2]);
+	const struct snap_cell *c = snap_cell(s, name);
 
-	if (c == NULL || c->npools == 0)
-		*ret = http_error(r, 404, "unknown_pool", "cell", "cell '%.200s' holds no pool",
-		    r->part[2]);
-	return c && c->npools ? c : NULL;
+	if (c == NULL || c->npools == 0) {
+		*ret = http_error(r, 404, "unknown_pool", "cell", "cell '%.200s' holds no pool", name);
+		return NULL;
+	}
+	return c;
 }
 
 /* GET /v1/pools/{cell}: its quotas and how many may draw on it. */
@@ -139,7 +133,7 @@ api_pool(struct req *r)
 
 	if ((s = api_enter(r, &t, &ret)) == NULL)
 		return ret;
-	if ((c = pool_cell(r, s, &ret)) == NULL) {
+	if ((c = pool_cell(r, s, r->part[2], &ret)) == NULL) {
 		snap_leave(t);
 		return ret;
 	}
@@ -169,7 +163,7 @@ api_pool_members(struct req *r)
 		return http_error(r, 400, "bad_request", "limit", "limit must be from 1 to 100000");
 	if ((s = api_enter(r, &t, &ret)) == NULL)
 		return ret;
-	if ((c = pool_cell(r, s, &ret)) == NULL) {
+	if ((c = pool_cell(r, s, r->part[2], &ret)) == NULL) {
 		snap_leave(t);
 		return ret;
 	}
@@ -186,17 +180,18 @@ static enum MHD_Result
 explain(struct req *r, const struct snap *s, const struct snap_account *a, const char *cell,
     int t)
 {
-	const struct snap_cell *c = snap_cell(s, cell);
+	const struct snap_cell *c;
 	char why[1024];
-	json_t *o, *arr = json_array();
+	json_t *o, *arr;
 	const char *via = NULL;
+	enum MHD_Result ret;
 	size_t i;
 
-	if (c == NULL || c->npools == 0) {
+	if ((c = pool_cell(r, s, cell, &ret)) == NULL) {
 		snap_leave(t);
-		json_decref(arr);
-		return http_error(r, 404, "unknown_pool", "cell", "cell '%.200s' holds no pool", cell);
+		return ret;
 	}
+	arr = json_array();
 	for (i = 0; arr && i < a->nm; i++) {
 		int ok = pool_why(c->name, a->m[i]->cell, why, sizeof(why));
 

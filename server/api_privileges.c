@@ -59,24 +59,9 @@ priv_json(const struct snap *s, const struct snap_account *a, int p, int explain
 {
 	const struct cfg_priv *def = &s->cfg->privs[p];
 	json_t *o = answer_value(s, a, p, v);
-	char period[PERIOD_KEY_MAX];
-	struct err e;
 
-	if (o != NULL && def->type == PRIV_QUOTA) {
-		if (period_key(s->cfg, def->period, period_now(), period, &e) == 0) {
-			struct usage_val u;
-
-			usage_get_for(a->uid, def->name, period, &u);
-			json_object_set_new(o, "credit", json_integer(u.credit));
-			json_object_set_new(o, "used", json_integer(u.used));
-			json_object_set_new(o, "held", json_integer(u.held));
-			json_object_set_new(o, "remaining", json_integer(usage_remaining(v->num, &u)));
-			json_object_set_new(o, "period", json_string(period));
-		} else {
-			json_object_set_new(o, "period", json_null());
-			json_object_set_new(o, "period_error", json_string(e.msg));
-		}
-	}
+	if (o != NULL && def->type == PRIV_QUOTA)
+		api_usage(o, s->cfg, a->uid, def->name, def->period, v->num, period_now());
 	if (o != NULL && def->type == PRIV_NUMBER) {
 		struct usage_val u;
 

@@ -48,10 +48,10 @@ pool_of(struct req *r, const struct snap *s, int p, struct quota_req *q,
 static int
 quota_of(struct req *r, struct quota_req *q, enum MHD_Result *ret)
 {
-	const struct snap_account *a;
+	const struct snap_account *a = NULL;
 	const struct snap *s;
 	struct resolve_val v;
-	int t, p;
+	int t, p, rc = -1;
 
 	memset(q, 0, sizeof(*q));
 	if ((s = snap_enter(&t)) == NULL) {
@@ -59,82 +59,90 @@ quota_of(struct req *r, struct quota_req *q, enum MHD_Result *ret)
 		*ret = http_error(r, 503, "not_ready", NULL, "privd has not loaded the directory yet");
 		return -1;
 	}
-	if (is_pool(r)) {
-		if ((p = cfg_priv_find(s->cfg, r->part[4])) < 0 ||
-		    s->cfg->privs[p].type != PRIV_QUOTA) {
-			snap_leave(t);
-			*ret = http_error(r, 404, "unknown_quota", "quota",
-			    "no quota '%.64s' is declared", r->part[4]);
-			return -1;
-		}
-		if (pool_of(r, s, p, q, ret) != 0) {
-			snap_leave(t);
-			return -1;
-		}
-		q->cfg = r->cfg;
-		q->quota = r->cfg->privs[p].name;
-		q->kind = r->cfg->privs[p].period;
-		q->actor = r->actor ? r->actor : "anonymous";
-		q->now = period_now();
-		snap_leave(t);
-		return 0;
-	}
-	if ((a = snap_account(s, r->part[2])) == NULL) {
-		snap_leave(t);
+	if (!is_pool(r) && (a = snap_account(s, r->part[2])) == NULL) {
 		*ret = http_error(r, 404, "unknown_account", "uid",
 		    "no account '%.64s' (no entry with privAccount and that uid)", r->part[2]);
-		return -1;
+		goto done;
 	}
-	http_canon_part(r, 2, a->uid);
+	if (a != NULL)
+		http_canon_part(r, 2, a->uid);
 	if ((p = cfg_priv_find(s->cfg, r->part[4])) < 0 ||
 	    s->cfg->privs[p].type != PRIV_QUOTA) {
-		snap_leave(t);
 		*ret = http_error(r, 404, "unknown_quota", "quota",
 		    "no quota '%.64s' is declared%s", r->part[4], p >= 0 ? " (it is not a quota)" : "");
-		return -1;
+		goto done;
 	}
-	if (resolve_combine(s->cfg, p, a->m, a->nm, &v) != 0) {
-		snap_leave(t);
+	if (a == NULL) {
+		if (pool_of(r, s, p, q, ret) != 0)
+			goto done;
+	} else if (resolve_combine(s->cfg, p, a->m, a->nm, &v) != 0) {
 		*ret = http_error(r, 500, "internal", NULL, "out of memory");
-		return -1;
+		goto done;
+	} else {
+		q->uid = r->part[2];	/* the path outlives the request */
+		q->limit = v.num;
+		resolve_val_clear(&v);
 	}
 	q->cfg = r->cfg;
-	q->uid = r->part[2];	/* the path outlives the request */
 	q->quota = r->cfg->privs[p].name;
 	q->kind = r->cfg->privs[p].period;
-	q->limit = v.num;
 	q->actor = r->actor ? r->actor : "anonymous";
 	q->now = period_now();
-	resolve_val_clear(&v);
+	rc = 0;
+done:
 	snap_leave(t);
-	return 0;
+	return rc;
 }
 
 /* Whose quota an answer is about: "account", or "pool" (and who drew). */
 static void
 subject(json_t *o, const struct quota_req *q)
 {
-	size_t pl = strlen(POOL_HOLDER);
+	const char *cell = pool_holder_cell(q->uid);
 
-	if (strncmp(q->uid, POOL_HOLDER, pl) != 0) {
+	if (cell == NULL) {
 		json_object_set_new(o, "account", json_string(q->uid));
 		return;
 	}
-	json_object_set_new(o, "pool", json_string(q->uid + pl));
+	json_object_set_new(o, "pool", json_string(cell));
 	if (q->account != NULL)
 		json_object_set_new(o, "account", json_string(q->account));
+}
+
+static void
+fields(json_t *o, long long limit, const char *period, const struct usage_val *u)
+{
+	json_object_set_new(o, "period", json_string(period));
+	json_object_set_new(o, "limit", json_integer(limit));
+	json_object_set_new(o, "credit", json_integer(u->credit));
+	json_object_set_new(o, "used", json_integer(u->used));
+	json_object_set_new(o, "held", json_integer(u->held));
+	json_object_set_new(o, "remaining", json_integer(usage_remaining(limit, u)));
 }
 
 static void
 usage_fields(json_t *o, const struct quota_req *q, const char *period,
     const struct usage_val *u)
 {
-	json_object_set_new(o, "period", json_string(period));
-	json_object_set_new(o, "limit", json_integer(q->limit));
-	json_object_set_new(o, "credit", json_integer(u->credit));
-	json_object_set_new(o, "used", json_integer(u->used));
-	json_object_set_new(o, "held", json_integer(u->held));
-	json_object_set_new(o, "remaining", json_integer(usage_remaining(q->limit, u)));
+	fields(o, q->limit, period, u);
+}
+
+void
+api_usage(json_t *o, const struct cfg *c, const char *holder, const char *quota,
+    enum period_kind kind, long long limit, time_t now)
+{
+	char period[PERIOD_KEY_MAX];
+	struct usage_val u;
+	struct err e;
+
+	if (period_key(c, kind, now, period, &e) == 0) {
+		usage_get_for(holder, quota, period, &u);
+		fields(o, limit, period, &u);
+	} else {
+		json_object_set_new(o, "period", json_null());
+		json_object_set_new(o, "period_error", json_string(e.msg));
+		json_object_set_new(o, "limit", json_integer(limit));
+	}
 }
 
 /* A bad field: 400 naming it. */
@@ -154,7 +162,7 @@ drawer(struct req *r, json_t *o, int need, struct quota_req *q, enum MHD_Result 
 {
 	const struct snap_account *a;
 	const struct snap *s;
-	const char *uid = NULL, *cell = q->uid + strlen(POOL_HOLDER);
+	const char *uid = NULL, *cell = pool_holder_cell(q->uid);
 	struct err e;
 	int t, rc = -1;
 
@@ -284,12 +292,10 @@ done(struct req *r, const struct quota_req *q, const struct quota_res *res,
 		/* a hold: its id is the request id; say so, and where it settles */
 		json_object_set_new(o, "expires", json_string(res->expires));
 		json_object_set_new(o, "hold_id", json_string(id));
-		if (strncmp(q->uid, POOL_HOLDER, strlen(POOL_HOLDER)) == 0)
-			snprintf(path, sizeof(path), "/v1/pools/%s/quotas/%s/holds/%s/commit",
-			    q->uid + strlen(POOL_HOLDER), q->quota, id);
-		else
-			snprintf(path, sizeof(path), "/v1/accounts/%s/quotas/%s/holds/%s/commit",
-			    q->uid, q->quota, id);
+		const char *cell = pool_holder_cell(q->uid);
+
+		snprintf(path, sizeof(path), "/v1/%s/%s/quotas/%s/holds/%s/commit",
+		    cell ? "pools" : "accounts", cell ? cell : q->uid, q->quota, id);
 		json_object_set_new(o, "commit", json_string(path));
 	}
 	if (res->state != NULL)
@@ -339,10 +345,7 @@ enum MHD_Result
 api_quota(struct req *r)
 {
 	struct quota_req q;
-	struct usage_val u;
-	char period[PERIOD_KEY_MAX], key[USAGE_KEY_MAX];
 	enum MHD_Result ret;
-	struct err e;
 	json_t *o;
 
 	if (quota_of(r, &q, &ret) != 0)
@@ -351,15 +354,7 @@ api_quota(struct req *r)
 	if (o == NULL)
 		return http_json(r, 500, NULL);
 	subject(o, &q);
-	if (period_key(r->cfg, q.kind, q.now, period, &e) == 0) {
-		usage_key(key, q.uid, q.quota, period);
-		usage_get(key, &u);
-		usage_fields(o, &q, period, &u);
-	} else {
-		json_object_set_new(o, "period", json_null());
-		json_object_set_new(o, "period_error", json_string(e.msg));
-		json_object_set_new(o, "limit", json_integer(q.limit));
-	}
+	api_usage(o, r->cfg, q.uid, q.quota, q.kind, q.limit, q.now);
 	json_object_set_new(o, "stale", json_boolean(sync_state() == SYNC_STALE));
 	return http_json(r, 200, o);
 }
@@ -464,7 +459,7 @@ with_fallback(struct req *r, struct quota_req *q, const char *rid, long long amo
 		ldpool_put(ld, e.code == ERR_UNAVAILABLE);
 		if (rc != 0) {
 			ret = rc == 1 ? done(r, pq, &res, rid, amount_name, 1,
-			    pq->uid + strlen(POOL_HOLDER)) : refused(r, pq, &res, &e);
+			    pool_holder_cell(pq->uid)) : refused(r, pq, &res, &e);
 			goto out;
 		}
 	}
@@ -482,7 +477,7 @@ with_fallback(struct req *r, struct quota_req *q, const char *rid, long long amo
 		if ((rc = take_on(r, pq, rid, amount, ttl, meta, &res, &e, &ret)) == -2)
 			goto out;
 		if (rc == 0) {
-			ret = done(r, pq, &res, rid, amount_name, 1, pq->uid + strlen(POOL_HOLDER));
+			ret = done(r, pq, &res, rid, amount_name, 1, pool_holder_cell(pq->uid));
 			goto out;
 		}
 		if (res.why == NULL || strcmp(res.why, "quota_exceeded") != 0) {

@@ -388,7 +388,7 @@ want_grants(const struct import_cell *ic, char *const *have, size_t nhave, size_
 	if (want == NULL)
 		return NULL;
 	for (i = 0; i < nhave; i++) {
-		int pool = strncmp(have[i], GRANT_POOL, strlen(GRANT_POOL)) == 0, replaced = 0;
+		int pool = grant_pool_text(have[i]) != NULL, replaced = 0;
 
 		if (!ic->merge) {
 			/* an import sets what its sections name, and keeps the rest */

@@ -783,7 +783,7 @@ static int
 has_pool(char *const *v)
 {
 	for (; v && *v; v++)
-		if (strncmp(*v, GRANT_POOL, strlen(GRANT_POOL)) == 0)
+		if (grant_pool_text(*v) != NULL)
 			return 1;
 	return 0;
 }

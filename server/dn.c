@@ -8,6 +8,7 @@
 
 #include "dn.h"
 #include "path.h"
+#include "pool.h"
 
 char *
 dn_join(const char *rdn, const char *base)
@@ -232,18 +233,19 @@ int
 dn_usage(const char *dn, const char *container, char uid[DN_VAL_MAX],
     char name[DN_VAL_MAX])
 {
+	char cell[CELL_MAX_LEN + 1];
 	LDAPDN d, c;
 	int rc = -1;
 
 	if (parse2(dn, container, &d, &c) != 0)
 		return -1;
-	/* an account's usage sits under uid=UID, a pool's under cn=CELL
-	 * (pool.h): its holder is then "pool:CELL" */
+	/* an account's usage sits under uid=UID, a pool's under cn=CELL: its
+	 * holder is then "pool:CELL" (pool.h) */
 	if (below(d, c) == 2 && rdn_value(d[0], "cn", name, DN_VAL_MAX) == 0) {
 		if (rdn_value(d[1], "uid", uid, DN_VAL_MAX) == 0)
 			rc = 0;
-		else if (rdn_value(d[1], "cn", uid + 5, DN_VAL_MAX - 5) == 0) {
-			memcpy(uid, "pool:", 5);
+		else if (rdn_value(d[1], "cn", cell, sizeof(cell)) == 0) {
+			pool_holder(uid, cell);
 			rc = 0;
 		}
 	}

@@ -28,7 +28,7 @@ int dn_within(const char *dn, const char *container);
  * A usage entry's DN, "cn=NAME,uid=UID,container": 0 with uid and name
  * filled, -1 for any other DN.
  */
-#define DN_VAL_MAX 520	/* "pool:" and a cell name */
+#define DN_VAL_MAX 520	/* a pool's holder, "pool:" and a cell name (pool.h) */
 int dn_usage(const char *dn, const char *container, char uid[DN_VAL_MAX],
     char name[DN_VAL_MAX]);
 

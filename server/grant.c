@@ -96,6 +96,14 @@ done:
 	return 0;
 }
 
+const char *
+grant_pool_text(const char *text)
+{
+	size_t n = strlen(GRANT_POOL);
+
+	return strncmp(text, GRANT_POOL, n) == 0 ? text + n : NULL;
+}
+
 int
 grant_parse(const struct cfg *c, const char *s, struct grant *g, struct err *e)
 {
@@ -106,9 +114,9 @@ grant_parse(const struct cfg *c, const char *s, struct grant *g, struct err *e)
 	int priv, rc, pool = 0;
 
 	memset(g, 0, sizeof(*g));
-	if (strncmp(s, GRANT_POOL, strlen(GRANT_POOL)) == 0) {
+	if (grant_pool_text(s) != NULL) {
 		pool = 1;
-		s += strlen(GRANT_POOL);
+		s = grant_pool_text(s);
 		eq = strchr(s, '=');
 	}
 	if (eq == NULL || eq == s)

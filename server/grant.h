@@ -41,6 +41,8 @@ int grant_parse(const struct cfg *c, const char *s, struct grant *g,
  */
 int grant_make(const struct cfg *c, int priv, const char *value,
     struct grant *g, struct err *e);
+/* The text after "pool " when text is a pool's limit, else NULL. */
+const char *grant_pool_text(const char *text);
 /* A pool's limit of quota priv: a whole number. */
 int grant_make_pool(const struct cfg *c, int priv, const char *value,
     struct grant *g, struct err *e);

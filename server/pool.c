@@ -43,7 +43,7 @@ int
 pool_split_vals(char *const *vals, size_t n, char ***grants, size_t *ngrants,
     char ***pools, size_t *npools)
 {
-	size_t i, pl = strlen(GRANT_POOL);
+	size_t i;
 
 	*ngrants = *npools = 0;
 	*grants = strv_new(n);
@@ -51,12 +51,12 @@ pool_split_vals(char *const *vals, size_t n, char ***grants, size_t *ngrants,
 	if (*grants == NULL || *pools == NULL)
 		goto oom;
 	for (i = 0; i < n; i++) {
-		int pool = strncmp(vals[i], GRANT_POOL, pl) == 0;
-		char *s = strdup(pool ? vals[i] + pl : vals[i]);
+		const char *pt = grant_pool_text(vals[i]);
+		char *s = strdup(pt ? pt : vals[i]);
 
 		if (s == NULL)
 			goto oom;
-		if (pool)
+		if (pt != NULL)
 			(*pools)[(*npools)++] = s;
 		else
 			(*grants)[(*ngrants)++] = s;
@@ -72,12 +72,7 @@ oom:
 int
 pool_covers(const char *pool, const char *member)
 {
-	char pr[PATH_MAX_LEN + 1], po[PATH_MAX_LEN + 1];
-	char mr[PATH_MAX_LEN + 1], mo[PATH_MAX_LEN + 1];
-
-	if (cell_split(pool, pr, po, NULL) != 0 || cell_split(member, mr, mo, NULL) != 0)
-		return 0;
-	return path_covers(pr, mr) && path_covers(po, mo);
+	return pool_why(pool, member, NULL, 0);
 }
 
 int
@@ -88,11 +83,14 @@ pool_why(const char *pool, const char *member, char *buf, size_t n)
 	int r, o;
 
 	if (cell_split(pool, pr, po, NULL) != 0 || cell_split(member, mr, mo, NULL) != 0) {
-		snprintf(buf, n, "not a cell");
+		if (buf != NULL)
+			snprintf(buf, n, "not a cell");
 		return 0;
 	}
 	r = path_covers(pr, mr);
 	o = path_covers(po, mo);
+	if (buf == NULL)
+		return r && o;	/* pool_covers: the answer only */
 	if (r && o)
 		snprintf(buf, n, "%s covers %s: reason %s is %s, organisation %s is %s", pool,
 		    member, *mr ? mr : "(all)", *pr ? "under or at the pool's" : "any (the pool "
@@ -178,4 +176,12 @@ void
 pool_holder(char *out, const char *cell)
 {
 	snprintf(out, POOL_HOLDER_MAX, POOL_HOLDER "%s", cell);
+}
+
+const char *
+pool_holder_cell(const char *holder)
+{
+	size_t n = strlen(POOL_HOLDER);
+
+	return strncmp(holder, POOL_HOLDER, n) == 0 ? holder + n : NULL;
 }

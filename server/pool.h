@@ -32,8 +32,8 @@ int pool_split_vals(char *const *vals, size_t n, char ***grants, size_t *ngrants
 /* Whether a membership in cell member may draw on a pool of cell pool:
  * pool's reason and organisation are ancestors-or-self of member's. */
 int pool_covers(const char *pool, const char *member);
-/* pool_covers, with the reason in words into buf (n bytes): which side
- * is not under the pool's, or that both are. */
+/* pool_covers, with the reason in words into buf (n bytes; NULL: none):
+ * which side is not under the pool's, or that both are. */
 int pool_why(const char *pool, const char *member, char *buf, size_t n);
 /* How specific a cell is: the depth of its two sides together. */
 int pool_depth(const char *cell);
@@ -59,5 +59,7 @@ const char *pool_member_via(const struct snap_account *a, const char *cell);
 
 /* "pool:CELL" into out (POOL_HOLDER_MAX). */
 void pool_holder(char *out, const char *cell);
+/* The cell of a pool's holder "pool:CELL"; NULL for an account's uid. */
+const char *pool_holder_cell(const char *holder);
 
 #endif

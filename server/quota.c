@@ -95,11 +95,9 @@ usage_root(const struct cfg *c)
 static char *
 holder_dn(const char *uid, const char *root)
 {
-	size_t pl = strlen(POOL_HOLDER);
+	const char *cell = pool_holder_cell(uid);
 
-	if (strncmp(uid, POOL_HOLDER, pl) == 0)
-		return dn_child("cn", uid + pl, root);
-	return dn_child("uid", uid, root);
+	return cell ? dn_child("cn", cell, root) : dn_child("uid", uid, root);
 }
 
 char *
@@ -320,9 +318,9 @@ int
 quota_ensure_account(LDAP *ld, const struct cfg *c, const char *uid, struct err *e)
 {
 	char *oc_ou[] = { "organizationalUnit", NULL }, *ou[] = { "usage", NULL };
-	int pool = strncmp(uid, POOL_HOLDER, strlen(POOL_HOLDER)) == 0;
-	char *oc_acc[] = { pool ? "privPoolUsage" : "privAccountUsage", NULL };
-	char *uidv[] = { (char *)uid + (pool ? strlen(POOL_HOLDER) : 0), NULL };
+	const char *cell = pool_holder_cell(uid);
+	char *oc_acc[] = { cell ? "privPoolUsage" : "privAccountUsage", NULL };
+	char *uidv[] = { (char *)(cell ? cell : uid), NULL };
 	LDAPMod m[4], *mods[2][3];
 	char *root = usage_root(c), *adn = root ? holder_dn(uid, root) : NULL;
 	const char *dns[2] = { root, adn };
@@ -335,7 +333,7 @@ quota_ensure_account(LDAP *ld, const struct cfg *c, const char *uid, struct err 
 	m[0] = (LDAPMod){ LDAP_MOD_ADD, "objectClass", { oc_ou } };
 	m[1] = (LDAPMod){ LDAP_MOD_ADD, "ou", { ou } };
 	m[2] = (LDAPMod){ LDAP_MOD_ADD, "objectClass", { oc_acc } };
-	m[3] = (LDAPMod){ LDAP_MOD_ADD, pool ? "cn" : "uid", { uidv } };
+	m[3] = (LDAPMod){ LDAP_MOD_ADD, cell ? "cn" : "uid", { uidv } };
 	mods[0][0] = &m[0], mods[0][1] = &m[1], mods[0][2] = NULL;
 	mods[1][0] = &m[2], mods[1][1] = &m[3], mods[1][2] = NULL;
 	/* each on its own: a parent that exists already is fine */
