@@ -464,11 +464,31 @@ api_pool_set(struct req *r)
 	return cell_set(r, "pools", 64, "pool", "limits like print.pages=150");
 }
 
+/*
+ * Drops what the cell's grants hold under name (a privilege, or "pool Q"
+ * for a pool), once c names a cell that holds it; the edit's digest is
+ * "CELL\nNAME". Frees doc.
+ */
+static enum MHD_Result
+cell_revoke(struct req *r, struct import_doc *doc, struct import_cell *c, const char *name,
+    const char *what)
+{
+	char q[CELL_MAX_LEN + PRIV_NAME_MAX + 16];
+
+	if ((c->revoke = calloc(1, sizeof(char *))) == NULL ||
+	    (c->revoke[0] = strdup(name)) == NULL) {
+		import_free(doc);
+		return http_error(r, 500, "internal", NULL, "out of memory");
+	}
+	c->nrevoke = 1;
+	snprintf(q, sizeof(q), "%s\n%s", c->name, name);
+	return run_edit(r, doc, what, q);
+}
+
 enum MHD_Result
 api_grant_revoke(struct req *r)
 {
 	const char *cell = http_query(r, "cell"), *priv = http_query(r, "privilege");
-	char q[CELL_MAX_LEN + PRIV_NAME_MAX + 4];
 	struct import_doc doc;
 	struct import_cell *c;
 	enum MHD_Result ret;
@@ -490,14 +510,7 @@ api_grant_revoke(struct req *r)
 		import_free(&doc);
 		return http_error(r, 404, "unknown_cell", "cell", "no cell '%.200s'", cell);
 	}
-	if ((c->revoke = calloc(1, sizeof(char *))) == NULL ||
-	    (c->revoke[0] = strdup(priv)) == NULL) {
-		import_free(&doc);
-		return http_error(r, 500, "internal", NULL, "out of memory");
-	}
-	c->nrevoke = 1;
-	snprintf(q, sizeof(q), "%s\n%s", cell, priv);
-	return run_edit(r, &doc, "revoke", q);
+	return cell_revoke(r, &doc, c, priv, "revoke");
 }
 
 /* DELETE /v1/pools?cell=C&quota=Q: the cell no longer holds that pool.
@@ -506,7 +519,7 @@ enum MHD_Result
 api_pool_unset(struct req *r)
 {
 	const char *cell = http_query(r, "cell"), *quota = http_query(r, "quota");
-	char q[CELL_MAX_LEN + PRIV_NAME_MAX + 8];
+	char name[PRIV_NAME_MAX + 8];
 	struct import_doc doc;
 	struct import_cell *c;
 	const struct snap_cell *sc;
@@ -531,16 +544,8 @@ api_pool_unset(struct req *r)
 		return http_error(r, 404, "unknown_pool", "cell", "cell '%.200s' holds no %s pool",
 		    cell, quota);
 	}
-	if ((c->revoke = calloc(1, sizeof(char *))) == NULL ||
-	    asprintf(&c->revoke[0], GRANT_POOL "%s", quota) < 0) {
-		if (c->revoke)
-			c->revoke[0] = NULL;
-		import_free(&doc);
-		return http_error(r, 500, "internal", NULL, "out of memory");
-	}
-	c->nrevoke = 1;
-	snprintf(q, sizeof(q), "%s\npool %s", cell, quota);
-	return run_edit(r, &doc, "pool revoke", q);
+	snprintf(name, sizeof(name), GRANT_POOL "%s", quota);
+	return cell_revoke(r, &doc, c, name, "pool revoke");
 }
 
 /* An edit document for one account's memberships. */
