@@ -621,11 +621,14 @@ ledger_of(struct rest *r, const char *kind, const char *who, const char *quota)
 		const char *a = json_string_value(json_object_get(e, "actor"));
 		const char *acc = json_string_value(json_object_get(e, "account"));
 
-		printf("%-20.19s %-8s %7lld  %-24.24s %-16.16s%s%s\n", t ? t : "",
+		printf("%-20.19s %-8s %7lld  %-24.24s ", t ? t : "",
 		    json_string_value(json_object_get(e, "kind")),
 		    (long long)json_integer_value(json_object_get(e, "amount")),
-		    json_string_value(json_object_get(e, "request_id")), a ? a : "",
-		    pool ? " " : "", pool && acc ? acc : "");
+		    json_string_value(json_object_get(e, "request_id")));
+		if (pool)	/* and who drew */
+			printf("%-16.16s %s\n", a ? a : "", acc ? acc : "");
+		else
+			printf("%.16s\n", a ? a : "");
 	}
 	json_decref(j);
 	return EXIT_OK;

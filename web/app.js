@@ -136,7 +136,7 @@
 		    h('div', { class: 'bar', role: 'img',
 			'aria-label': name + ': ' + q.used + ' used' + (q.held ? ' (' + q.held +
 			' held)' : '') + ', ' + q.remaining + ' left of ' + total },
-			h('span', { class: 'used', style: null, 'data-w': pct(used) }),
+			h('span', { class: 'used', 'data-w': pct(used) }),
 			h('span', { class: 'held', 'data-w': pct(q.held || 0) })),
 		    h('p', { class: 'quota-foot' }, q.used + ' used', q.held ? ', ' + q.held + ' held' : '',
 			', limit ' + q.limit, q.credit ? ', credit ' + q.credit : ''));
@@ -158,7 +158,7 @@
 	 * Why a set element is refused, in words, from the explain answer:
 	 * "visitor@ denies eng-laser, which overrides @engineering".
 	 */
-	function whyNot(priv, exp) {
+	function whyNot(exp) {
 		const by = {};
 
 		for (const s of exp.sources || []) {
@@ -166,8 +166,7 @@
 
 			if (!m)
 				continue;
-			(by[m[3]] = by[m[3]] || []).push({ op: m[2], cell: s.cell, result: s.result,
-			    membership: s.membership });
+			(by[m[3]] = by[m[3]] || []).push({ op: m[2], cell: s.cell, result: s.result });
 		}
 		const out = [];
 		for (const [elem, ss] of Object.entries(by)) {
@@ -247,7 +246,7 @@
 		if (access) {
 			try {
 				const exp = await api('/v1/accounts/' + enc(uid) + '/privileges/printer.access?explain=1');
-				const nots = whyNot('printer.access', exp);
+				const nots = whyNot(exp);
 
 				why.append(h('h3', {}, 'Printers I may not use, and why'),
 				    nots.length ? h('ul', { class: 'why' }, nots.map((n) =>
