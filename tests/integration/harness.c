@@ -349,6 +349,15 @@ it_group_setup(void **state)
 }
 
 int
+it_group_setup_model(void **state, const char *model)
+{
+	if (it_group_setup(state) != 0)
+		return -1;
+	json_decref(it_call("POST", "/v1/import", ADMIN_KEY, model, 200));
+	return 0;
+}
+
+int
 it_group_teardown(void **state)
 {
 	char cmd[512];

@@ -63,6 +63,8 @@ int it_privctl(char *out, size_t n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* cmocka group setup/teardown: start and stop slapd and privd. */
 int it_group_setup(void **state);
+/* it_group_setup, then model imported (it must answer 200). */
+int it_group_setup_model(void **state, const char *model);
 int it_group_teardown(void **state);
 
 #endif

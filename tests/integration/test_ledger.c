@@ -38,15 +38,9 @@ static char period[32];
 static int
 setup(void **state)
 {
-	json_t *j;
-
 	if (getenv("PRIVD_BUSY_CHARGES") != NULL && atoi(getenv("PRIVD_BUSY_CHARGES")) >= 2000)
 		N = atoi(getenv("PRIVD_BUSY_CHARGES"));
-	if (it_group_setup(state) != 0)
-		return -1;
-	j = it_call("POST", "/v1/import", ADMIN_KEY, model, 200);
-	json_decref(j);
-	return 0;
+	return it_group_setup_model(state, model);
 }
 
 static long

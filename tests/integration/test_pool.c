@@ -49,13 +49,7 @@ static const char model[] =
 static int
 setup(void **state)
 {
-	json_t *j;
-
-	if (it_group_setup(state) != 0)
-		return -1;
-	j = it_call("POST", "/v1/import", ADMIN_KEY, model, 200);
-	json_decref(j);
-	return 0;
+	return it_group_setup_model(state, model);
 }
 
 static json_int_t

@@ -124,13 +124,7 @@ try_post(const char *uid, const char *id)
 static int
 setup(void **state)
 {
-	json_t *j;
-
-	if (it_group_setup(state) != 0)
-		return -1;
-	j = it_call("POST", "/v1/import", ADMIN_KEY, model, 200);
-	json_decref(j);
-	return 0;
+	return it_group_setup_model(state, model);
 }
 
 /* request i of racer t: one page */
