@@ -64,7 +64,7 @@ $(PRIVD): $(B)/server/main.o $(SRV_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 # client/: one HTTP and config layer under each front end
-CLI_LIB	= $(B)/client/rest.o $(B)/client/yconf.o $(B)/client/keyfile.o
+CLI_LIB	= $(B)/client/rest.o $(B)/client/yconf.o $(B)/client/keyfile.o $(B)/server/ybound.o
 CUPS_OBJ = $(patsubst %.c,$(B)/%.o,$(wildcard client/cups/*.c))
 
 $(B)/client/%.o: CFLAGS += -Iclient
@@ -78,10 +78,10 @@ $(PRIVCUPS): $(CUPS_OBJ) $(CLI_LIB)
 # the PAM module loads into sshd, login, su: position-independent, and never
 # built with sanitizers (their runtime must come first in the process);
 # tests/integration/pam.sh runs it under valgrind instead
-PAM_SRC	= client/pam/pam_privd.c client/rest.c client/yconf.c client/keyfile.c
+PAM_SRC	= client/pam/pam_privd.c client/rest.c client/yconf.c client/keyfile.c server/ybound.c
 PAM_OBJ	= $(PAM_SRC:%.c=$(B)/pic/%.o)
 PIC_CFLAGS = -std=c11 -Wall -Wextra -Werror $(OPT) -fPIC -fvisibility=hidden -D_GNU_SOURCE \
-	-MMD -MP -Iclient
+	-MMD -MP -Iclient -Iserver
 
 $(B)/pic/%.o: %.c
 	@mkdir -p $(dir $@)

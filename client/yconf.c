@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ybound.h"
 #include "yconf.h"
 
 int
@@ -25,8 +26,10 @@ int
 yconf_load(struct yconf *y, const char *path, int missing_ok, char *err, size_t nerr)
 {
 	yaml_parser_t p;
+	char *text = NULL, msg[200];
+	size_t len = 0;
 	FILE *f;
-	int rc = -1;
+	int rc = -1, line;
 
 	memset(y, 0, sizeof(*y));
 	y->path = path;
@@ -38,12 +41,30 @@ yconf_load(struct yconf *y, const char *path, int missing_ok, char *err, size_t 
 		snprintf(err, nerr, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	if (!yaml_parser_initialize(&p)) {
+	/* a configuration file is small: read whole, bounded before it is loaded */
+	if ((text = malloc(YCONF_MAX + 1)) == NULL) {
 		fclose(f);
 		snprintf(err, nerr, "%s: out of memory", path);
 		return -1;
 	}
-	yaml_parser_set_input_file(&p, f);
+	len = fread(text, 1, YCONF_MAX + 1, f);
+	fclose(f);
+	if (len > YCONF_MAX) {
+		free(text);
+		snprintf(err, nerr, "%s: longer than %d bytes", path, YCONF_MAX);
+		return -1;
+	}
+	if (ybound_check(text, len, &line, msg, sizeof(msg)) != 0) {
+		free(text);
+		snprintf(err, nerr, "%s:%d: %s", path, line, msg);
+		return -1;
+	}
+	if (!yaml_parser_initialize(&p)) {
+		free(text);
+		snprintf(err, nerr, "%s: out of memory", path);
+		return -1;
+	}
+	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
 	if (!yaml_parser_load(&p, &y->doc)) {
 		snprintf(err, nerr, "%s:%zu: %s", path, p.problem_mark.line + 1,
 		    p.problem ? p.problem : "not YAML");
@@ -58,7 +79,7 @@ yconf_load(struct yconf *y, const char *path, int missing_ok, char *err, size_t 
 	rc = 0;
 out:
 	yaml_parser_delete(&p);
-	fclose(f);
+	free(text);
 	if (rc != 0)
 		memset(&y->doc, 0, sizeof(y->doc));
 	return rc;

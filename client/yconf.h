@@ -10,6 +10,8 @@
 
 #include <yaml.h>
 
+#define YCONF_MAX (1 << 20)	/* bytes of one configuration file */
+
 struct yconf {
 	const char *path;
 	yaml_document_t doc;

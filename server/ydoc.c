@@ -2,14 +2,18 @@
 #include <string.h>
 
 #include "strmap.h"
+#include "ybound.h"
 #include "ydoc.h"
 
 int
 ydoc_load(yaml_document_t *doc, const char *text, size_t len, struct err *e)
 {
 	yaml_parser_t p;
-	int ok;
+	char msg[200];
+	int ok, line;
 
+	if (ybound_check(text, len, &line, msg, sizeof(msg)) != 0)
+		return err_set(e, ERR_INVALID, line, NULL, "%s", msg);
 	if (!yaml_parser_initialize(&p))
 		return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
 	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
