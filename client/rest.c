@@ -135,8 +135,15 @@ rest_fail(const struct rest *r, const char *what)
 	fprintf(stderr, "%s: %s: %s: %s%s%s%s\n", prog(r), what, code ? code : "error",
 	    msg ? msg : (r->body && *r->body ? r->body : "no message"),
 	    field ? " (field " : "", field ? field : "", field ? ")" : "");
+	/* down: privd, or the directory behind it, cannot be reached; a
+	 * directory without privd's schema needs an administrator, not a retry */
+	if ((r->status == 502 || r->status == 503 || r->status == 504) &&
+	    !(code && strcmp(code, "directory_schema") == 0)) {
+		json_decref(j);
+		return EXIT_DOWN;
+	}
 	json_decref(j);
-	return r->status >= 500 ? EXIT_DOWN : EXIT_REFUSED;
+	return EXIT_REFUSED;
 }
 
 char *

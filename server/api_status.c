@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "api.h"
+#include "conns.h"
 #include "ldpool.h"
 #include "metrics.h"
 #include "pending.h"
@@ -38,9 +39,11 @@ api_readyz(struct req *r)
 	snap_leave(t);
 	pending_status(&ps);
 	if (o != NULL && ps.open) {
-		/* readers get the model as it was before the import until it closes */
-		json_object_set_new(o, "import", json_pack("{s:s, s:s, s:s, s:I, s:b, s:s}",
-		    "id", ps.id, "what", ps.what, "actor", ps.actor,
+		/* readers get the model as it was before the import until it closes;
+		 * who started it is for administrators (GET /v1/imports), not for
+		 * anyone who can reach /readyz */
+		json_object_set_new(o, "import", json_pack("{s:s, s:s, s:I, s:b, s:s}",
+		    "id", ps.id, "what", ps.what,
 		    "open_s", (json_int_t)(ps.started ? time(NULL) - ps.started : 0),
 		    "stale", ps.stale, "answering", "the model before this import"));
 	}
@@ -82,7 +85,7 @@ api_metrics(struct req *r)
 {
 	struct pending_status ps;
 	const struct snap *s;
-	char extra[4096];
+	char extra[8192];
 	unsigned long long ubytes, uentries;
 	int t;
 
@@ -137,5 +140,6 @@ api_metrics(struct req *r)
 	    "Write connections taken, by provider.", "counter", 0);
 	provider_family(extra, sizeof(extra), "privd_ldap_provider_down",
 	    "1 while writes skip that provider.", "gauge", 1);
+	conns_metrics(extra, sizeof(extra));
 	return http_text(r, 200, "text/plain; version=0.0.4", metrics_render(extra));
 }

@@ -2,6 +2,7 @@
  * change.c - model changes written entry by entry, with a record that lets
  * readers see all of a change or none, and lets it be finished or undone.
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -331,6 +332,16 @@ static int state_is(LDAP *ld, const struct cfg *c, const char *id, const char *s
  */
 #define CHECK_EVERY 256
 
+/* set by a SIGTERM: changes stop sending, wait for what is in flight, and
+ * leave their record open for the next run to finish */
+static atomic_int stopping;
+
+void
+chg_stop(void)
+{
+	atomic_store(&stopping, 1);
+}
+
 static int
 run_window(LDAP *ld, const struct cfg *c, struct op *ops, size_t from, size_t to,
     size_t window, const char *id, const char *expect, size_t *writes, struct err *e)
@@ -346,6 +357,17 @@ run_window(LDAP *ld, const struct cfg *c, struct op *ops, size_t from, size_t to
 		char *text = NULL;
 
 		while (!failed && next < to && inflight < window) {
+			if (atomic_load(&stopping)) {
+				if (*id)
+					err_set(e, ERR_STOPPING, 0, "import", "privd is stopping: "
+					    "import %s is left open; run it again to finish it, or "
+					    "undo it with privctl import --abort %s", id, id);
+				else
+					err_set(e, ERR_STOPPING, 0, NULL, "privd is stopping: the "
+					    "change was not finished; send it again");
+				failed = 1;
+				break;
+			}
 			if (expect && *id && (next - from) % CHECK_EVERY == 0 &&
 			    !state_is(ld, c, id, expect)) {
 				err_set(e, ERR_CONFLICT, 0, "import", "import %s is no longer %s "

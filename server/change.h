@@ -96,4 +96,7 @@ int chg_abort(LDAP *ld, const struct cfg *c, const char *id,
 int chg_records(LDAP *ld, const struct cfg *c, struct chg_record **out,
     size_t *n, struct err *e);
 
+/* Makes every running change stop before its next write (SIGTERM). */
+void chg_stop(void);
+
 #endif

@@ -17,7 +17,32 @@ struct ctx {
 	yaml_document_t *doc;
 	struct cfg *c;
 	struct err *e;
+	/* the first of the repository's development secrets met, and where */
+	int dev_line;
+	const char *dev_what;
 };
+
+/*
+ * The secrets this repository publishes (config/dev.yaml, the README): anyone can sign a token or call with them, so a
+ * configuration holding one is refused unless it says development: true,
+ * which in turn is only allowed on a loopback address.
+ */
+static const char *const dev_key_hashes[] = {
+	"a76449cad3fedd4268b84c5c43e7e5fa6cf63096f6e057951a30f2a3a8d44f96",
+	"260992d077ce7d7f4ce2a538a6cf52359570e1cf51da027fc5c5e8273c513083",
+	"dfee8c6f066fd702cbd519d6d2612d9dcebb9799a46ce1f47a0a6a6a5e2b82c7",
+};
+static const char dev_token_key[] = "dev-ui-2f9c71e04ab85d63c1e7f0a94b2d8e56";
+static const char dev_bind_password[] = "privd-dev-secret";
+
+static void
+dev_secret(struct ctx *x, const yaml_node_t *v, const char *what)
+{
+	if (x->dev_what == NULL) {
+		x->dev_what = what;
+		x->dev_line = ydoc_line(v);
+	}
+}
 
 static const char *type_names[] = { "flag", "set", "number", "quota" };
 static const char *period_names[] = { "none", "term", "week", "month", "year", "never" };
@@ -265,6 +290,18 @@ parse_http(struct ctx *x, const yaml_node_t *m)
 			if (want_int(x, v, "http.connection_limit", 1, 100000, &n) != 0)
 				return -1;
 			x->c->conn_limit = (int)n;
+		} else if (strcmp(ks, "connections_per_address") == 0) {
+			if (want_int(x, v, "http.connections_per_address", 1, 100000, &n) != 0)
+				return -1;
+			x->c->conns_per_addr = (int)n;
+		} else if (strcmp(ks, "request_timeout") == 0) {
+			if (want_int(x, v, "http.request_timeout", 1, 3600, &n) != 0)
+				return -1;
+			x->c->request_timeout_s = (int)n;
+		} else if (strcmp(ks, "shutdown_grace") == 0) {
+			if (want_int(x, v, "http.shutdown_grace", 1, 600, &n) != 0)
+				return -1;
+			x->c->shutdown_grace_s = (int)n;
 		} else if (strcmp(ks, "metrics_public") == 0) {
 			if (want_bool(x, v, "http.metrics_public", &x->c->metrics_public) != 0)
 				return -1;
@@ -283,7 +320,8 @@ parse_http(struct ctx *x, const yaml_node_t *m)
 }
 
 static int
-read_secret_file(struct ctx *x, const yaml_node_t *v, const char *path)
+read_secret_file(struct ctx *x, const yaml_node_t *v, const char *what, const char *path,
+    char **out)
 {
 	char buf[1024];
 	FILE *f = fopen(path, "r");
@@ -292,19 +330,21 @@ read_secret_file(struct ctx *x, const yaml_node_t *v, const char *path)
 	if (f == NULL) {
 		char msg[600];
 
-		snprintf(msg, sizeof(msg), "ldap.bind_password_file: cannot read '%.300s': %s",
-		    path, strerror(errno));
-		return bad(x, v, "ldap.bind_password_file", "%s", msg);
+		snprintf(msg, sizeof(msg), "%s: cannot read '%.300s': %s", what, path,
+		    strerror(errno));
+		return bad(x, v, what, "%s", msg);
 	}
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
 	buf[n] = '\0';
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
 		buf[--n] = '\0';
-	free(x->c->bind_password);
-	x->c->bind_password = strdup(buf);
+	if (*out != NULL)
+		explicit_bzero(*out, strlen(*out));
+	free(*out);
+	*out = strdup(buf);
 	explicit_bzero(buf, sizeof(buf));
-	return x->c->bind_password ? 0 : err_set(x->e, ERR_INTERNAL, 0, NULL, "out of memory");
+	return *out ? 0 : err_set(x->e, ERR_INTERNAL, 0, NULL, "out of memory");
 }
 
 static int
@@ -386,12 +426,15 @@ parse_ldap(struct ctx *x, const yaml_node_t *m)
 				return bad(x, k, "ldap.bind_password", "%s: give bind_password or bind_password_file, not both", "ldap");
 			if (dup_str(x, v, "ldap.bind_password", &x->c->bind_password) != 0)
 				return -1;
+			if (strcmp(x->c->bind_password, dev_bind_password) == 0)
+				dev_secret(x, v, "ldap.bind_password");
 		} else if (strcmp(ks, "bind_password_file") == 0) {
 			const char *path = want_str(x, v, "ldap.bind_password_file");
 
 			if (have_pw++)
 				return bad(x, k, "ldap.bind_password_file", "%s: give bind_password or bind_password_file, not both", "ldap");
-			if (path == NULL || read_secret_file(x, v, path) != 0)
+			if (path == NULL || read_secret_file(x, v, "ldap.bind_password_file", path,
+			    &x->c->bind_password) != 0)
 				return -1;
 		} else if (strcmp(ks, "base") == 0) {
 			if (want_dn(x, v, "ldap.base", &x->c->base_dn) != 0)
@@ -541,12 +584,23 @@ parse_ui(struct ctx *x, const yaml_node_t *m)
 				c->ui_dir = NULL;
 			if (c->ui_dir == NULL)
 				return err_set(x->e, ERR_INTERNAL, 0, NULL, "out of memory");
-		} else if (strcmp(ks, "token_key") == 0) {
-			if (dup_str(x, v, "ui.token_key", &c->ui_token_key) != 0)
+		} else if (strcmp(ks, "token_key") == 0 || strcmp(ks, "token_key_file") == 0) {
+			const char *what = ks[9] ? "ui.token_key_file" : "ui.token_key";
+			const char *path;
+
+			if (c->ui_token_key != NULL)
+				return bad(x, k, what, "%s: give token_key or token_key_file, not both",
+				    "ui");
+			if (ks[9] == '\0' && dup_str(x, v, what, &c->ui_token_key) != 0)
+				return -1;
+			if (ks[9] != '\0' && ((path = want_str(x, v, what)) == NULL ||
+			    read_secret_file(x, v, what, path, &c->ui_token_key) != 0))
 				return -1;
 			if (strlen(c->ui_token_key) < 32)
-				return bad(x, v, "ui.token_key", "%s: use at least 32 random characters "
-				    "(openssl rand -hex 32)", "ui.token_key");
+				return bad(x, v, what, "%s: use at least 32 random characters "
+				    "(openssl rand -hex 32)", what);
+			if (strcmp(c->ui_token_key, dev_token_key) == 0)
+				dev_secret(x, v, what);
 		} else if (strcmp(ks, "token_ttl") == 0) {
 			if (want_int(x, v, "ui.token_ttl", 60, 86400, &n) != 0)
 				return -1;
@@ -574,7 +628,7 @@ parse_ui(struct ctx *x, const yaml_node_t *m)
 			return unknown(x, k, "ui");
 	}
 	if (c->ui_dir == NULL || c->ui_token_key == NULL)
-		return bad(x, m, "ui", "%s: needs dir and token_key", "ui");
+		return bad(x, m, "ui", "%s: needs dir and token_key (or token_key_file)", "ui");
 	return 0;
 }
 
@@ -825,6 +879,20 @@ parse_keys(struct ctx *x, const yaml_node_t *s)
 
 		if (parse_key(x, m, k) != 0)
 			return -1;
+		{
+			static const char digits[] = "0123456789abcdef";
+			char hex[65];
+			size_t j;
+
+			for (j = 0; j < 32; j++) {
+				hex[2 * j] = digits[k->sha256[j] >> 4];
+				hex[2 * j + 1] = digits[k->sha256[j] & 15];
+			}
+			hex[64] = '\0';
+			for (j = 0; j < sizeof(dev_key_hashes) / sizeof(dev_key_hashes[0]); j++)
+				if (strcmp(hex, dev_key_hashes[j]) == 0)
+					dev_secret(x, m, "keys");
+		}
 		for (i = 0; i + 1 < x->c->nkeys; i++)
 			if (strcmp(x->c->keys[i].name, k->name) == 0)
 				return bad(x, m, k->name, "key name %s is given twice", k->name);
@@ -840,7 +908,10 @@ set_defaults(struct cfg *c)
 	c->threads = 2;
 	c->max_body = DEFAULT_MAX_BODY;
 	c->conn_timeout_s = 30;
-	c->conn_limit = 1024;
+	c->conn_limit = 4096;
+	c->conns_per_addr = 256;
+	c->request_timeout_s = 30;
+	c->shutdown_grace_s = 10;
 	c->uid_attr = strdup("uid");
 	c->ldap_timeout_s = 5;
 	c->ldap_bulk_timeout_s = 300;
@@ -888,6 +959,8 @@ parse_root(struct ctx *x)
 			rc = parse_terms(x, v);
 		else if (strcmp(ks, "keys") == 0)
 			rc = parse_keys(x, v);
+		else if (strcmp(ks, "development") == 0)
+			rc = want_bool(x, v, "development", &x->c->development);
 		else
 			rc = unknown(x, k, "the top level");
 		if (rc != 0)
@@ -895,6 +968,14 @@ parse_root(struct ctx *x)
 	}
 	if (!have_ldap)
 		return bad(x, root, "ldap", "%s: missing section (required)", "ldap");
+	if (x->dev_what != NULL && !x->c->development)
+		return err_set(x->e, ERR_INVALID, x->dev_line, x->dev_what, "%s: this is one of the "
+		    "development secrets published with privd (config/dev.yaml): anyone could use "
+		    "it; make your own (privd hash-key, openssl rand -hex 32), or say "
+		    "development: true for a private test instance on loopback", x->dev_what);
+	if (x->c->development && cfg_loopback(x->c->listen_host) == 0)
+		return bad(x, root, "development", "development: true listens on loopback only, "
+		    "not on %s", x->c->listen_host);
 	if (!have_privs || x->c->nprivs == 0)
 		return bad(x, root, "privileges", "%s: missing section (declare at least one privilege)", "privileges");
 	for (i = 0; i < x->c->nprivs; i++)
@@ -902,6 +983,13 @@ parse_root(struct ctx *x)
 			return bad(x, root, x->c->privs[i].name,
 			    "privilege %s has period term, but no terms are defined", x->c->privs[i].name);
 	return 0;
+}
+
+int
+cfg_loopback(const char *host)
+{
+	return strncmp(host, "127.", 4) == 0 || strcmp(host, "::1") == 0 ||
+	    strcmp(host, "localhost") == 0;
 }
 
 int
@@ -914,6 +1002,7 @@ cfg_parse(const char *text, size_t len, const char *name, struct cfg **out,
 	int rc;
 
 	*out = NULL;
+	memset(&x, 0, sizeof(x));
 	if ((c = calloc(1, sizeof(*c))) == NULL || set_defaults(c) != 0) {
 		cfg_free(c);
 		return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");

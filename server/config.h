@@ -42,13 +42,17 @@ struct cfg_key {
 
 struct cfg {
 	char *path;
+	int development;	/* a private test instance: development keys allowed */
 
 	char *listen_host;
 	int listen_port;
 	int threads;
 	size_t max_body;
-	int conn_timeout_s;
+	int conn_timeout_s;	/* a connection waiting for a request (whole time) */
 	int conn_limit;
+	int conns_per_addr;	/* connections one client address may hold */
+	int request_timeout_s;	/* a request's headers and body, from its first line */
+	int shutdown_grace_s;	/* SIGTERM: time for running admin writes to stop */
 	int metrics_public;
 	char *tls_cert;		/* PEM paths; both or neither: HTTPS */
 	char *tls_key;
@@ -96,6 +100,9 @@ int cfg_load(const char *path, struct cfg **out, struct err *e);
 int cfg_parse(const char *text, size_t len, const char *name,
     struct cfg **out, struct err *e);
 void cfg_free(struct cfg *c);
+
+/* Whether host is a loopback address (127.0.0.0/8, ::1, localhost). */
+int cfg_loopback(const char *host);
 
 /* Index of the privilege called name, or -1. */
 int cfg_priv_find(const struct cfg *c, const char *name);

@@ -240,6 +240,19 @@ has_class(LDAP *ld, const char *name)
 	return found;
 }
 
+const char *
+dirconf_schema_missing(LDAP *ld)
+{
+	/* privPoolUsage is the newest: an older schema lacks it */
+	static const char *const classes[] = { "privCell", "privImport", "privPoolUsage" };
+	size_t i;
+
+	for (i = 0; i < sizeof(classes) / sizeof(classes[0]); i++)
+		if (!has_class(ld, classes[i]))
+			return classes[i];
+	return NULL;
+}
+
 static int
 exists(LDAP *ld, const char *dn)
 {
@@ -409,8 +422,7 @@ dirconf_check(const struct cfg *c, FILE *out)
 		return 3;
 	}
 	result(&k, 1, "bind as %s", c->bind_dn ? c->bind_dn : "(anonymous)");
-	rc = has_class(ld, "privCell") && has_class(ld, "privImport") &&
-	    has_class(ld, "privPoolUsage");
+	rc = dirconf_schema_missing(ld) == NULL;
 	result(&k, rc, "schema%s", rc ? "" : ": privd's object classes are missing (or old): load "
 	    "schema/privd.ldif (ldapadd -Y EXTERNAL -H ldapi:/// -f schema/privd.ldif), or "
 	    "include schema/privd.schema in slapd.conf");

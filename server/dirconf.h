@@ -34,4 +34,8 @@ int dirconf_setup(LDAP *ld, const struct cfg *c, int dry_run, FILE *out, struct 
  */
 int dirconf_check(const struct cfg *c, FILE *out);
 
+/* The first of privd's object classes the directory's schema lacks (the
+ * schema is missing, or older than this privd), or NULL. */
+const char *dirconf_schema_missing(LDAP *ld);
+
 #endif

@@ -11,6 +11,8 @@ enum err_code {
 	ERR_CONFLICT,		/* 409 */
 	ERR_UNAVAILABLE,	/* LDAP down: 503 */
 	ERR_FORBIDDEN,		/* refused by the directory's ACLs: 403 */
+	ERR_STOPPING,		/* privd is stopping: 503, send it again */
+	ERR_SCHEMA,		/* the directory lacks privd's schema: 503, load it */
 	ERR_INTERNAL		/* 500 */
 };
 

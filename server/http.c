@@ -7,14 +7,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "api.h"
 #include "auth.h"
+#include "change.h"
+#include "conns.h"
 #include "http.h"
 #include "log.h"
 #include "metrics.h"
+#include "snapshot.h"
 #include "token.h"
 #include "ui.h"
 
@@ -256,6 +261,10 @@ http_err(struct req *r, const struct err *e, const char *code)
 		return http_error(r, 503, "ldap_unavailable", NULL, "%s", e->msg);
 	case ERR_FORBIDDEN:
 		return http_error(r, 403, "forbidden", e->key, "%s", e->msg);
+	case ERR_STOPPING:
+		return http_error(r, 503, "stopping", e->key, "%s", e->msg);
+	case ERR_SCHEMA:
+		return http_error(r, 503, "directory_schema", NULL, "%s", e->msg);
 	case ERR_NONE:
 	case ERR_INTERNAL:
 		break;
@@ -395,9 +404,11 @@ join_cell(struct req *r)
 	r->nparts = 3 + k;
 }
 
-/* jobs resume their connections only while the daemon runs */
+/* jobs resume their connections only while the daemon runs; njobs counts
+ * the deferred requests not yet answered, which a stop waits for */
 static pthread_mutex_t jobs_lock = PTHREAD_MUTEX_INITIALIZER;
-static int stopping;
+static pthread_cond_t jobs_done = PTHREAD_COND_INITIALIZER;
+static int stopping, njobs;
 
 struct job {
 	struct req r;
@@ -455,9 +466,15 @@ defer(struct req *r, const char *path, struct conn_ctx *cx, enum MHD_Result (*fn
 	MHD_suspend_connection(r->conn);
 	pthread_attr_init(&at);
 	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	pthread_mutex_lock(&jobs_lock);
+	njobs++;
+	pthread_mutex_unlock(&jobs_lock);
 	rc = pthread_create(&t, &at, run_job, j);
 	pthread_attr_destroy(&at);
 	if (rc != 0) {
+		pthread_mutex_lock(&jobs_lock);
+		njobs--;
+		pthread_mutex_unlock(&jobs_lock);
 		MHD_resume_connection(r->conn);
 		cx->deferred = 0;
 		free(j);
@@ -484,6 +501,21 @@ signed_in(struct req *r, const char *h, unsigned need, enum MHD_Result *ret)
 		*ret = http_error(r, 401, "token_expired", NULL,
 		    "the sign-in has expired or is not valid: sign in again");
 		return -1;
+	}
+	/* a token says what was true at sign-in: whether its holder still
+	 * administers, and still has an account, is what is true now */
+	t.admin = t.admin && token_admin(r->cfg, t.uid);
+	{
+		int tk;
+		const struct snap *sn = snap_enter(&tk);
+		int exists = sn != NULL && snap_account(sn, t.uid) != NULL;
+
+		snap_leave(tk);
+		if (!exists) {
+			*ret = http_error(r, 401, "token_expired", NULL,
+			    "%s is no longer in the directory: sign in again", t.uid);
+			return -1;
+		}
 	}
 	snprintf(r->token_uid, sizeof(r->token_uid), "%s", t.uid);
 	r->actor = r->token_uid;
@@ -590,6 +622,65 @@ dispatch(struct req *r, const char *url, struct conn_ctx *cx)
 	return routes[i].slow ? defer(r, path, cx, routes[i].fn) : routes[i].fn(r);
 }
 
+struct framing {
+	int content_length, transfer_encoding, chunked_only;
+};
+
+static enum MHD_Result
+count_framing(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	struct framing *f = cls;
+
+	(void)kind;
+	if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0)
+		f->content_length++;
+	else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0) {
+		f->transfer_encoding++;
+		f->chunked_only = value != NULL && strcasecmp(value, "chunked") == 0;
+	}
+	return MHD_YES;
+}
+
+/*
+ * A request whose body could be framed two ways (Content-Length and
+ * Transfer-Encoding, two Content-Lengths, a coding other than chunked) is
+ * read differently by a proxy in front and by libmicrohttpd: a request
+ * smuggled inside its body would be answered. Refused before its body is
+ * read, on a connection that then closes. NULL when the framing is plain.
+ */
+static const char *
+ambiguous_framing(struct MHD_Connection *conn)
+{
+	struct framing f = { 0, 0, 0 };
+
+	MHD_get_connection_values(conn, MHD_HEADER_KIND, count_framing, &f);
+	if (f.content_length && f.transfer_encoding)
+		return "both Content-Length and Transfer-Encoding";
+	if (f.content_length > 1)
+		return "more than one Content-Length";
+	if (f.transfer_encoding > 1 || (f.transfer_encoding && !f.chunked_only))
+		return "a Transfer-Encoding other than chunked";
+	return NULL;
+}
+
+static enum MHD_Result
+answer_close(struct MHD_Connection *conn, struct req *r, int status, const char *json)
+{
+	struct MHD_Response *resp = MHD_create_response_from_buffer(strlen(json),
+	    (void *)json, MHD_RESPMEM_MUST_COPY);
+	enum MHD_Result ret;
+
+	(void)r;
+	if (resp == NULL)
+		return MHD_NO;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+	r->status = status;
+	ret = MHD_queue_response(conn, (unsigned)status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
 static enum MHD_Result
 on_request(void *cls, struct MHD_Connection *conn, const char *url,
     const char *method, const char *version, const char *upload_data,
@@ -598,6 +689,7 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
 	struct conn_ctx *cx = *con_cls;
 	struct req r;
 	enum MHD_Result ret;
+	int deferred;
 
 	(void)cls;
 	(void)version;
@@ -606,17 +698,29 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
 	r.cfg = cfg;
 	r.method = method;
 	if (cx == NULL) {
-		const char *cl;
+		const char *cl, *why;
 
 		if ((cx = calloc(1, sizeof(*cx))) == NULL)
 			return MHD_NO;
 		clock_gettime(CLOCK_MONOTONIC, &cx->start);
 		cx->route = ROUTE_NONE;
 		*con_cls = cx;
+		if ((why = ambiguous_framing(conn)) != NULL) {
+			char msg[200];
+
+			snprintf(msg, sizeof(msg), "{\"error\":\"bad_framing\",\"message\":"
+			    "\"the request has %s: its body cannot be framed one way\"}\n", why);
+			conns_busy(conn);
+			ret = answer_close(conn, &r, 400, msg);
+			cx->status = r.status;
+			snprintf(cx->addr, sizeof(cx->addr), "%s", http_addr(&r));
+			return ret;
+		}
 		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 		    MHD_HTTP_HEADER_CONTENT_LENGTH);
 		if (cl != NULL && strtoull(cl, NULL, 10) > cfg->max_body) {
 			/* answer before reading the body; MHD then closes */
+			conns_busy(conn);
 			ret = http_error(&r, 413, "body_too_large", NULL,
 			    "request bodies are limited to %zu bytes", cfg->max_body);
 			cx->status = r.status;
@@ -624,7 +728,10 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
 		}
 		return MHD_YES;
 	}
-	if (cx->deferred == 2) {
+	pthread_mutex_lock(&jobs_lock);
+	deferred = cx->deferred;
+	pthread_mutex_unlock(&jobs_lock);
+	if (deferred == 2) {
 		/* resumed: the slow route's thread has made the answer */
 		struct MHD_Response *resp = MHD_create_response_from_buffer(
 		    cx->dtext ? strlen(cx->dtext) : 0, cx->dtext, MHD_RESPMEM_MUST_FREE);
@@ -641,7 +748,7 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
 		MHD_destroy_response(resp);
 		return ret;
 	}
-	if (cx->deferred)
+	if (deferred)
 		return MHD_YES;
 	if (*upload_data_size > 0) {
 		size_t n = *upload_data_size;
@@ -667,6 +774,7 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
 		cx->body[cx->len] = '\0';
 		return MHD_YES;
 	}
+	conns_busy(conn);
 	if (cx->too_big)
 		ret = http_error(&r, 413, "body_too_large", NULL,
 		    "request bodies are limited to %zu bytes", cfg->max_body);
@@ -676,8 +784,10 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
 		ret = dispatch(&r, url, cx);
 	}
 	cx->status = r.status;
+	pthread_mutex_lock(&jobs_lock);
 	if (cx->deferred)
 		cx->status = 200;	/* for now; the audit below waits for the answer */
+	pthread_mutex_unlock(&jobs_lock);
 	if (r.status >= 400) {
 		/* what the audit line of a refusal needs, once the request is done */
 		snprintf(cx->method, sizeof(cx->method), "%s", method);
@@ -700,8 +810,8 @@ on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	struct timespec now;
 
 	(void)cls;
-	(void)conn;
 	(void)toe;
+	conns_idle(conn);
 	if (cx == NULL)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &now);
@@ -712,6 +822,12 @@ on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 		    cx->status);
 	metrics_observe(cx->route, cx->status, (now.tv_sec - cx->start.tv_sec) +
 	    (now.tv_nsec - cx->start.tv_nsec) / 1e9);
+	if (cx->deferred) {
+		pthread_mutex_lock(&jobs_lock);
+		njobs--;
+		pthread_cond_broadcast(&jobs_done);
+		pthread_mutex_unlock(&jobs_lock);
+	}
 	free(cx->dtext);
 	free(cx->body);
 	free(cx);
@@ -743,7 +859,10 @@ on_mhd_log(void *cls, const char *fmt, va_list ap)
 	n = strlen(msg);
 	while (n > 0 && msg[n - 1] == '\n')
 		msg[--n] = '\0';
-	log_warn("http: %s", msg);
+	/* libmicrohttpd speaks of single connections (a client gone, a
+	 * deadline passed): at a flood's rate a warning each would fill the
+	 * disk; conns.c counts them in /metrics instead */
+	log_debug("http: %s", msg);
 }
 
 /* A PEM file into memory, for libmicrohttpd's GnuTLS. */
@@ -767,12 +886,32 @@ read_pem(const char *path)
 	return buf;
 }
 
+/*
+ * Room for every connection the configuration allows, the LDAP
+ * connections and files beside them: a soft limit of 1024 would refuse
+ * clients long before http.connection_limit.
+ */
+static void
+raise_fd_limit(const struct cfg *c)
+{
+	rlim_t want = (rlim_t)c->conn_limit * 2 + 64 + 256;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= want ? want : rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	if (rl.rlim_cur < want)
+		log_warn("open files are limited to %lu: fewer than http.connection_limit (%d) "
+		    "connections fit (raise LimitNOFILE)", (unsigned long)rl.rlim_cur, c->conn_limit);
+}
+
 int
 http_start(const struct cfg *c, struct err *e)
 {
 	struct sockaddr_storage ss;
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
-	    MHD_ALLOW_SUSPEND_RESUME;
+	    MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC;
 	char *cert = NULL, *key = NULL;
 	int i;
 
@@ -810,12 +949,26 @@ http_start(const struct cfg *c, struct err *e)
 		}
 		flags |= MHD_USE_TLS;
 	}
-	daemon_ = MHD_start_daemon(flags, 0, NULL, NULL, on_request, NULL,
+	raise_fd_limit(c);
+	if (conns_start(c) != 0) {
+		free(cert);
+		free(key);
+		return err_set(e, ERR_INTERNAL, 0, NULL, "cannot start the connection thread");
+	}
+	/* libmicrohttpd's own limit sits well above conns.c's, which decides:
+	 * libmicrohttpd splits its limit between its threads, and counts the
+	 * connections conns.c has closed until it notices */
+	daemon_ = MHD_start_daemon(flags, 0, conns_accept, NULL, on_request, NULL,
 	    MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
+	    MHD_OPTION_NOTIFY_CONNECTION, conns_notify, NULL,
+	    MHD_OPTION_URI_LOG_CALLBACK, conns_request_line, NULL,
 	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)c->threads,
-	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)c->conn_timeout_s,
-	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)c->conn_limit,
+	    /* a last resort for a client that stops reading an answer: the
+	     * deadlines before it are conns.c's */
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)(c->conn_timeout_s > c->request_timeout_s ?
+	    c->conn_timeout_s : c->request_timeout_s) + 5,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)c->conn_limit * 2 + 64,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)16 * 1024,
 	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
 	    MHD_OPTION_UNESCAPE_CALLBACK, on_unescape, NULL,
@@ -826,21 +979,48 @@ http_start(const struct cfg *c, struct err *e)
 		explicit_bzero(key, strlen(key));
 	free(cert);
 	free(key);
-	if (daemon_ == NULL)
+	if (daemon_ == NULL) {
+		conns_stop();
 		return err_set(e, ERR_UNAVAILABLE, 0, "http.listen",
 		    "cannot listen on %s:%d (in use, or not allowed)", c->listen_host, c->listen_port);
+	}
 	return 0;
 }
 
-void
+int
 http_stop(void)
 {
+	struct timespec until;
+	MHD_socket fd;
+	int left;
+
+	if (daemon_ == NULL)
+		return 0;
+	/* no new connections; those open finish what they asked */
+	if ((fd = MHD_quiesce_daemon(daemon_)) != MHD_INVALID_SOCKET)
+		close(fd);
+	/* running admin writes stop before their next write and answer 503
+	 * "run it again"; their answers go out before the daemon stops */
+	chg_stop();
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += cfg->shutdown_grace_s;
 	pthread_mutex_lock(&jobs_lock);
+	while (njobs > 0 && pthread_cond_timedwait(&jobs_done, &jobs_lock, &until) == 0)
+		;
+	left = njobs;
 	stopping = 1;
 	pthread_mutex_unlock(&jobs_lock);
-	if (daemon_ != NULL)
-		MHD_stop_daemon(daemon_);
+	if (left > 0) {
+		/* libmicrohttpd aborts when stopped with a suspended connection */
+		log_warn("%d admin write%s still running after http.shutdown_grace (%d s): "
+		    "left open for the next run to finish", left, left == 1 ? " is" : "s are",
+		    cfg->shutdown_grace_s);
+		return -1;
+	}
+	MHD_stop_daemon(daemon_);
 	daemon_ = NULL;
+	conns_stop();
+	return 0;
 }
 
 void

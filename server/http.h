@@ -31,7 +31,10 @@ struct req {
 };
 
 int http_start(const struct cfg *c, struct err *e);
-void http_stop(void);
+/* Stops taking connections, lets running admin writes stop and answer
+ * (up to http.shutdown_grace), then stops. -1 when some were still
+ * running: the process must exit without further cleanup. */
+int http_stop(void);
 
 /* Answer functions: each queues exactly one response and returns it. */
 enum MHD_Result http_json(struct req *r, int status, json_t *body);	/* steals body */

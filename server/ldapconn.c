@@ -28,6 +28,14 @@ ldapc_fail(struct err *e, int rc, const char *what)
 	case LDAP_INSUFFICIENT_ACCESS:
 		return err_set(e, ERR_FORBIDDEN, 0, NULL, "%s: the directory refused: %s", what,
 		    ldap_err2string(rc));
+	case LDAP_UNDEFINED_TYPE:
+	case LDAP_INVALID_SYNTAX:
+		/* privd checks every value it writes: what slapd does not know
+		 * is privd's attributes and classes */
+		return err_set(e, ERR_SCHEMA, 0, NULL, "%s: %s: the directory does not have privd's "
+		    "schema, or has an older one: load schema/privd.ldif (ldapadd -Y EXTERNAL -H "
+		    "ldapi:/// -f privd.ldif) or include schema/privd.schema, then check with "
+		    "privd --check-directory", what, ldap_err2string(rc));
 	default:
 		return err_set(e, ERR_INTERNAL, 0, NULL, "%s: %s", what, ldap_err2string(rc));
 	}
@@ -95,7 +103,11 @@ open_uri(const struct cfg *c, const char *uri, const char *who, const char *pass
 		ldap_unbind_ext_s(ld, NULL, NULL);
 		return err_set(e, ERR_UNAVAILABLE, 0, NULL, "LDAP TLS with %s failed: %s%s",
 		    uri, ldap_err2string(rc), rc == LDAP_CONNECT_ERROR ?
-		    " (is the server's certificate signed by ldap.ca_file?)" : "");
+		    " (is the server's certificate signed by ldap.ca_file?)" :
+		    rc == LDAP_PROTOCOL_ERROR && c->ldap_starttls ? " (the server does not offer "
+		    "StartTLS, as a stock Debian slapd does not: give slapd a certificate "
+		    "(olcTLSCertificateFile), or use ldapi:// on the same host, or set "
+		    "ldap.starttls: false where the network is trusted)" : "");
 	}
 	cred.bv_val = (char *)(pw ? pw : "");
 	cred.bv_len = strlen(cred.bv_val);

@@ -18,44 +18,83 @@
 #include "login.h"
 #include "path.h"
 
-#define SLOTS 256
+/*
+ * Failures are kept per exact address: a table full of addresses that
+ * failed within the window takes no new one (the sign-in is refused), so
+ * no address can push another's count out. Besides, all sign-ins share a
+ * rate: each costs two LDAP operations, and a campus has many addresses.
+ */
+#define TRACKED 4096
 #define MAX_FAILS 10		/* per address and window */
 #define WINDOW_S 60
+#define RATE_PER_S 20		/* sign-ins a second, from everyone together */
+#define RATE_BURST 40
 
 static struct {
 	char addr[64];
 	time_t since;
 	int fails;
-} slots[SLOTS];
+} seen[TRACKED];
+static double tokens = RATE_BURST;
+static struct timespec refilled;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-
-static unsigned
-slot_of(const char *addr)
-{
-	unsigned h = 2166136261u;
-
-	while (*addr)
-		h = (h ^ (unsigned char)*addr++) * 16777619u;
-	return h % SLOTS;
-}
 
 /* Whether addr may try again; counts a failure when failed. */
 static int
 allowed(const char *addr, int failed)
 {
-	unsigned i = slot_of(addr);
 	time_t now = time(NULL);
+	int i, at = -1, spare = -1, ok;
+
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < TRACKED && at < 0; i++) {
+		if (seen[i].addr[0] != '\0' && strcmp(seen[i].addr, addr) == 0)
+			at = i;
+		else if (spare < 0 && (seen[i].addr[0] == '\0' || now - seen[i].since >= WINDOW_S))
+			spare = i;
+	}
+	if (at >= 0 && now - seen[at].since >= WINDOW_S) {
+		seen[at].since = now;
+		seen[at].fails = 0;
+	}
+	if (at < 0 && failed && spare >= 0) {
+		at = spare;
+		snprintf(seen[at].addr, sizeof(seen[at].addr), "%s", addr);
+		seen[at].since = now;
+		seen[at].fails = 0;
+	}
+	if (at < 0)
+		/* never failed here; or the table is full of recent failures, and
+		 * a failure that cannot be counted is not allowed */
+		ok = !failed && spare >= 0;
+	else {
+		if (failed)
+			seen[at].fails++;
+		ok = seen[at].fails < MAX_FAILS;
+	}
+	pthread_mutex_unlock(&lock);
+	return ok;
+}
+
+/* Takes one sign-in from the rate everyone shares; 0 when there is none. */
+static int
+take_rate(void)
+{
+	struct timespec now;
 	int ok;
 
 	pthread_mutex_lock(&lock);
-	if (strcmp(slots[i].addr, addr) != 0 || now - slots[i].since >= WINDOW_S) {
-		snprintf(slots[i].addr, sizeof(slots[i].addr), "%s", addr);
-		slots[i].since = now;
-		slots[i].fails = 0;
-	}
-	if (failed)
-		slots[i].fails++;
-	ok = slots[i].fails < MAX_FAILS;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (refilled.tv_sec == 0)
+		refilled = now;
+	tokens += ((double)(now.tv_sec - refilled.tv_sec) +
+	    (now.tv_nsec - refilled.tv_nsec) / 1e9) * RATE_PER_S;
+	if (tokens > RATE_BURST)
+		tokens = RATE_BURST;
+	refilled = now;
+	ok = tokens >= 1;
+	if (ok)
+		tokens -= 1;
 	pthread_mutex_unlock(&lock);
 	return ok;
 }
@@ -127,6 +166,9 @@ login_password(const struct cfg *c, const char *uid, const char *password,
 	if (!allowed(addr, 0))
 		return err_set(e, ERR_CONFLICT, 0, NULL, "too many failed logins from %s; "
 		    "wait a minute", addr);
+	if (!take_rate())
+		return err_set(e, ERR_CONFLICT, 0, NULL, "more than %d sign-ins a second from "
+		    "everyone together; try again in a second", RATE_PER_S);
 	if (uid_check(uid, NULL) != 0 || password[0] == '\0' ||
 	    strlen(password) >= sizeof(l->password)) {
 		allowed(addr, 1);

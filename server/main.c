@@ -22,6 +22,7 @@
 #include "period.h"
 #include "snapshot.h"
 #include "sync.h"
+#include "token.h"
 #include "usage.h"
 
 #define PRIVD_VERSION "0.1.0"
@@ -55,6 +56,22 @@ hash_key(int argc, char **argv)
 	const char *key;
 	size_t n;
 
+	if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
+		printf("usage: privd hash-key [KEY]   (reads KEY from stdin when absent; "
+		    "privd hash-key -- KEY for a key that starts with -)\n");
+		return 0;
+	}
+	if (argc > 2 && argv[2][0] == '-' && strcmp(argv[2], "--") != 0) {
+		fprintf(stderr, "privd: hash-key: unknown option %s (a key that starts with - "
+		    "follows --)\n", argv[2]);
+		return 2;
+	}
+	if (argc > 2 && strcmp(argv[2], "--") == 0)
+		argv++, argc--;
+	if (argc > 3) {
+		fprintf(stderr, "privd: hash-key: one key at a time\n");
+		return 2;
+	}
 	if (argc > 2) {
 		key = argv[2];
 	} else {
@@ -249,6 +266,31 @@ run_check_ledger(const struct cfg *c)
 	return n == 0 ? 0 : 1;
 }
 
+/*
+ * SIGHUP: the configuration read again. What a reload changes is the web
+ * page's sign-in key and administrators (a new key ends every token signed
+ * with the old one); a file that does not load changes nothing.
+ */
+static void
+reload(const char *path)
+{
+	struct cfg *n = NULL;
+	struct err e;
+
+	memset(&e, 0, sizeof(e));
+	if (cfg_load(path, &n, &e) != 0) {
+		log_warn("reload: %s:%d: %s; keeping the configuration in force", path, e.line,
+		    e.msg);
+		return;
+	}
+	if (token_use(n) != 0)
+		log_warn("reload: out of memory; keeping the configuration in force");
+	else
+		log_info("reload: %s read: ui.token_key and ui.admins (%zu) in force; other "
+		    "changes take a restart", path, n->nui_admins);
+	cfg_free(n);
+}
+
 static int
 override_listen(struct cfg *c, const char *arg)
 {
@@ -345,6 +387,10 @@ main(int argc, char **argv)
 		fprintf(stderr, "privd: -l %s: expected HOST:PORT\n", listen);
 		goto done;
 	}
+	if (listen != NULL && c->development && !cfg_loopback(c->listen_host)) {
+		fprintf(stderr, "privd: -l %s: development: true listens on loopback only\n", listen);
+		goto done;
+	}
 	if (uri != NULL) {
 		free(c->ldap_uri);
 		if ((c->ldap_uri = strdup(uri)) == NULL)
@@ -405,6 +451,7 @@ main(int argc, char **argv)
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
@@ -428,14 +475,27 @@ main(int argc, char **argv)
 	log_info("privd %s listening on %s://%s:%d/, following %s", PRIVD_VERSION,
 	    c->tls_cert ? "https" : "http",
 	    c->listen_host, c->listen_port, c->ldap_uri);
-	sigwait(&set, &sig);
+	if (token_use(c) != 0) {
+		fprintf(stderr, "privd: out of memory\n");
+		goto done;
+	}
+	while (sigwait(&set, &sig) == 0 && sig == SIGHUP)
+		reload(path);
 	log_info("signal %d: stopping", sig);
-	http_stop();
+	if (http_stop() != 0) {
+		/* an admin write is stuck in LDAP; its record stays open for the
+		 * next run, and the threads still using the snapshot are not
+		 * waited for */
+		log_info("stopped (exit 0) with admin writes left open");
+		_exit(0);
+	}
 	holds_stop();
 	sync_stop();
 	snap_shutdown();
 	usage_clear();
 	rc = sync_fatal() ? 1 : 0;
+	token_forget();
+	log_info("stopped (exit %d)", rc);
 done:
 	ldpool_free();
 	cfg_free(c);

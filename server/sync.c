@@ -25,6 +25,7 @@
 #include <lber.h>
 #include <ldap.h>
 
+#include "dirconf.h"
 #include "dn.h"
 #include "ldapconn.h"
 #include "log.h"
@@ -595,6 +596,20 @@ begin(struct follower *f, const char *base, const char *filter, char **attrs)
 			atomic_store(&permanent, LDAP_INVALID_CREDENTIALS);
 		return -1;
 	}
+	if (atomic_load(&state) == SYNC_STARTING) {
+		/* without privd's schema the searches below answer nothing, not an
+		 * error: privd would look ready, then fail every write */
+		const char *missing = dirconf_schema_missing(f->ld);
+
+		if (missing != NULL) {
+			char why[160];
+
+			snprintf(why, sizeof(why), "the directory's schema has no %s", missing);
+			set_error(why);
+			atomic_store(&permanent, LDAP_UNDEFINED_TYPE);
+			return -1;
+		}
+	}
 	if ((ber = ber_alloc_t(LBER_USE_DER)) == NULL)
 		return -1;
 	/* syncRequestValue: mode refreshAndPersist, no cookie, reloadHint FALSE */
@@ -887,6 +902,10 @@ fix_for(int rc)
 	case LDAP_NO_SUCH_OBJECT:
 		return "ldap.base or ldap.people does not exist: run privd setup-directory, "
 		    "or correct the configuration";
+	case LDAP_UNDEFINED_TYPE:
+		return "the directory does not have privd's schema, or has an older one: load "
+		    "schema/privd.ldif (ldapadd -Y EXTERNAL -H ldapi:/// -f privd.ldif) or include "
+		    "schema/privd.schema in slapd.conf";
 	default:
 		return "the directory refuses privd's reads: add privd's ACLs (privd "
 		    "--directory-config ldif, part 4)";
@@ -932,6 +951,11 @@ run(void *arg)
 			    "snapshot, retrying in %ld ms", why[0] ? why : "connection lost", backoff);
 		}
 		until = now_ms() + backoff;
+		/* a start that keeps failing gives up at ldap.startup_timeout, not
+		 * after the backoff that would sleep past it */
+		if (perm && atomic_load(&state) == SYNC_STARTING &&
+		    until > started + cfg->startup_timeout_s * 1000L)
+			until = started + cfg->startup_timeout_s * 1000L;
 		while (!atomic_load(&stopping) && now_ms() < until) {
 			struct timespec ts = { 0, 20 * 1000000L };
 

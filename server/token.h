@@ -29,4 +29,13 @@ int token_check(const struct cfg *c, const char *text, time_t now, struct token 
 /* Whether uid is one of ui.admins (without regard to case, as uid matches). */
 int token_admin(const struct cfg *c, const char *uid);
 
+/*
+ * From now on sign and check with c's ui.token_key and take c's ui.admins
+ * (copied), in place of those of the configuration each call names: a
+ * reload (SIGHUP) calls it with the configuration just read. 0 or -1.
+ */
+int token_use(const struct cfg *c);
+/* Back to each call's configuration; frees the copies. */
+void token_forget(void);
+
 #endif

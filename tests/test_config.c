@@ -257,6 +257,59 @@ password_file(void **state)
 	refused(BASE "  bind_password_file: /nonexistent/pw\n" PRIVS, 5, "cannot read");
 }
 
+/* The repository's development secrets are refused unless development:
+ * true, which is itself refused off loopback; both name the line. */
+static void
+development_secrets(void **state)
+{
+	struct cfg *c;
+	struct err e;
+
+	(void)state;
+	refused(BASE PRIVS "keys:\n  - { name: k, scopes: [read], sha256: "
+	    "dfee8c6f066fd702cbd519d6d2612d9dcebb9799a46ce1f47a0a6a6a5e2b82c7 }\n", 8,
+	    "development secrets");
+	refused("ldap:\n  uri: ldap://127.0.0.1/\n  base: ou=p,dc=x\n  people: ou=people,dc=x\n"
+	    "  bind_dn: cn=privd,dc=x\n  bind_password: privd-dev-secret\n" PRIVS, 6,
+	    "development secrets");
+	refused(BASE PRIVS "ui:\n  dir: /tmp\n  token_key: dev-ui-2f9c71e04ab85d63c1e7f0a94b2d8e56\n",
+	    9, "ui.token_key: this is one of the development secrets");
+	c = parse("development: true\n" BASE PRIVS "keys:\n  - { name: k, scopes: [read], sha256: "
+	    "dfee8c6f066fd702cbd519d6d2612d9dcebb9799a46ce1f47a0a6a6a5e2b82c7 }\n", &e);
+	assert_non_null(c);
+	assert_true(c->development);
+	cfg_free(c);
+	refused("development: true\nhttp:\n  listen: 0.0.0.0:8080\n" BASE PRIVS, 1,
+	    "loopback only");
+	assert_true(cfg_loopback("127.0.0.1") && cfg_loopback("::1"));
+	assert_false(cfg_loopback("10.0.0.1"));
+}
+
+static void
+token_key_file(void **state)
+{
+	char path[] = "/tmp/privd-tk.XXXXXX", text[512];
+	struct cfg *c;
+	struct err e;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "0123456789abcdef0123456789abcdef\n", 33), 33);
+	close(fd);
+	snprintf(text, sizeof(text), BASE PRIVS "ui:\n  dir: /tmp\n  token_key_file: %s\n", path);
+	c = parse(text, &e);
+	assert_non_null(c);
+	assert_string_equal(c->ui_token_key, "0123456789abcdef0123456789abcdef");
+	cfg_free(c);
+	snprintf(text, sizeof(text), BASE PRIVS "ui:\n  dir: /tmp\n  token_key_file: %s\n"
+	    "  token_key: 0123456789abcdef0123456789abcdef\n", path);
+	refused(text, 10, "not both");
+	unlink(path);
+	refused(BASE PRIVS "ui:\n  dir: /tmp\n  token_key_file: /nonexistent/key\n", 9,
+	    "ui.token_key_file: cannot read '/nonexistent/key'");
+}
+
 int
 main(void)
 {
@@ -271,6 +324,8 @@ main(void)
 		cmocka_unit_test(bad_keys),
 		cmocka_unit_test(yaml_syntax_error),
 		cmocka_unit_test(password_file),
+		cmocka_unit_test(development_secrets),
+		cmocka_unit_test(token_key_file),
 	};
 
 	return cmocka_run_group_tests_name("config", tests, NULL, NULL);

@@ -139,6 +139,40 @@ tokens_resist_tampering(void **state)
 	cfg_free(c);
 }
 
+/* A reload's key and administrators replace the configuration's: tokens
+ * signed with the old key stop, a removed administrator is one no more. */
+static void
+reload_rotates_the_key_and_the_admins(void **state)
+{
+	struct cfg *c = ui_cfg(), *n;
+	char tok[TOKEN_MAX];
+	struct token t;
+	struct err e;
+	time_t exp;
+
+	(void)state;
+	assert_int_equal(token_use(c), 0);
+	assert_int_equal(token_make(c, "mwhite", 1, 1000, tok, &exp), 0);
+	assert_int_equal(token_check(c, tok, 1001, &t), 0);
+	assert_true(token_admin(c, "mwhite"));
+	n = parse(LDAP_PART "ui:\n  dir: web\n  token_key: "
+	    "fedcba9876543210fedcba9876543210\n  admins: [root]\n", &e);
+	assert_non_null(n);
+	assert_int_equal(token_use(n), 0);
+	cfg_free(n);
+	/* c still holds the old key: what is in force is the reloaded one */
+	assert_int_equal(token_check(c, tok, 1001, &t), -1);
+	assert_false(token_admin(c, "mwhite"));
+	assert_true(token_admin(c, "root"));
+	assert_int_equal(token_make(c, "mwhite", 0, 1000, tok, &exp), 0);
+	assert_int_equal(token_check(c, tok, 1001, &t), 0);
+	token_forget();
+	/* back to each call's configuration */
+	assert_int_equal(token_check(c, tok, 1001, &t), -1);
+	assert_true(token_admin(c, "mwhite"));
+	cfg_free(c);
+}
+
 int
 main(void)
 {
@@ -147,6 +181,7 @@ main(void)
 		cmocka_unit_test(config_refuses_bad_ui),
 		cmocka_unit_test(tokens_sign_and_expire),
 		cmocka_unit_test(tokens_resist_tampering),
+		cmocka_unit_test(reload_rotates_the_key_and_the_admins),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
