@@ -109,6 +109,27 @@ access to attrs=userPassword
 	by self write
 	by anonymous auth
 	by * none
+# privd's ACLs as privd --directory-config prints them, mwhite in place of
+# the administrators' group: a person reads only their own usage, ledger
+# and memberships; pools' usage and import records only privd and mwhite
+access to dn.regex="^(.+,)?uid=([^,]+),ou=usage,ou=privileges,dc=example,dc=edu$"
+	by dn.exact="cn=privd,dc=example,dc=edu" write
+	by dn.exact="uid=mwhite,ou=people,dc=example,dc=edu" write
+	by dn.regex="^uid=\$2,(.+,)?ou=people,dc=example,dc=edu$" read
+	by * none
+access to dn.subtree="ou=usage,ou=privileges,dc=example,dc=edu"
+	by dn.exact="cn=privd,dc=example,dc=edu" write
+	by dn.exact="uid=mwhite,ou=people,dc=example,dc=edu" write
+	by * none
+access to dn.subtree="ou=imports,ou=privileges,dc=example,dc=edu"
+	by dn.exact="cn=privd,dc=example,dc=edu" write
+	by dn.exact="uid=mwhite,ou=people,dc=example,dc=edu" write
+	by * none
+access to attrs=privMembership,privMembershipDates
+	by dn.exact="cn=privd,dc=example,dc=edu" write
+	by dn.exact="uid=mwhite,ou=people,dc=example,dc=edu" write
+	by self read
+	by * none
 access to *
 	by dn.exact="cn=privd,dc=example,dc=edu" write
 	by dn.exact="uid=mwhite,ou=people,dc=example,dc=edu" write

@@ -543,7 +543,7 @@ api_charge(struct req *r)
 	if (body_bool(o, "partial", &partial, &e) != 0 ||
 	    body_id(o, "request_id", 0, &rid, &e) != 0 ||
 	    body_int(o, "amount", 1, QUOTA_AMOUNT_MAX, -1, &amount, &e) != 0 ||
-	    body_meta(o, &meta, &e) != 0) {
+	    body_meta(o, &meta, &e) != 0 || ledger_titles(r->cfg, &meta) != 0) {
 		json_decref(o);
 		return bad(r, &e);
 	}
@@ -621,7 +621,7 @@ api_hold(struct req *r)
 	if (body_id(o, "request_id", 0, &rid, &e) != 0 ||
 	    body_int(o, "amount", 1, QUOTA_AMOUNT_MAX, -1, &amount, &e) != 0 ||
 	    body_int(o, "ttl_s", 1, QUOTA_TTL_MAX, 600, &ttl, &e) != 0 ||
-	    body_meta(o, &meta, &e) != 0) {
+	    body_meta(o, &meta, &e) != 0 || ledger_titles(r->cfg, &meta) != 0) {
 		json_decref(o);
 		return bad(r, &e);
 	}

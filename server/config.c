@@ -516,6 +516,38 @@ parse_model(struct ctx *x, const yaml_node_t *m)
 	return 0;
 }
 
+static const char *titles_names[] = { "keep", "hash", "drop" };
+static int pick(struct ctx *x, const yaml_node_t *v, const char *key, const char **names,
+    int n, int *out);
+
+/* ledger: {titles, self_read, retention}: what the ledgers keep, who reads them. */
+static int
+parse_ledger(struct ctx *x, const yaml_node_t *m)
+{
+	long n;
+
+	if (want_map(x, m, "ledger") != 0)
+		return -1;
+	YDOC_PAIRS(m, p) {
+		yaml_node_t *k = ydoc_get(x->doc, p->key), *v = ydoc_get(x->doc, p->value);
+		const char *ks = ydoc_str(k);
+
+		if (strcmp(ks, "titles") == 0) {
+			if (pick(x, v, "ledger.titles", titles_names, 3, &x->c->ledger_titles) != 0)
+				return -1;
+		} else if (strcmp(ks, "self_read") == 0) {
+			if (want_bool(x, v, "ledger.self_read", &x->c->ledger_self_read) != 0)
+				return -1;
+		} else if (strcmp(ks, "retention") == 0) {
+			if (want_int(x, v, "ledger.retention", 0, 1000, &n) != 0)
+				return -1;
+			x->c->ledger_retention = (int)n;
+		} else
+			return unknown(x, k, "ledger");
+	}
+	return 0;
+}
+
 static int
 parse_imports(struct ctx *x, const yaml_node_t *m)
 {
@@ -917,6 +949,8 @@ set_defaults(struct cfg *c)
 	c->ldap_bulk_timeout_s = 300;
 	c->startup_timeout_s = 30;
 	c->import_stale_after_s = 3600;
+	c->ledger_titles = CFG_TITLES_KEEP;
+	c->ledger_self_read = 1;
 	c->session_ttl_s = 12 * 3600;
 	c->ui_token_ttl_s = 900;
 	c->reconnect_max_ms = 30000;
@@ -948,6 +982,8 @@ parse_root(struct ctx *x)
 			rc = parse_model(x, v);
 		else if (strcmp(ks, "imports") == 0)
 			rc = parse_imports(x, v);
+		else if (strcmp(ks, "ledger") == 0)
+			rc = parse_ledger(x, v);
 		else if (strcmp(ks, "sessions") == 0)
 			rc = parse_sessions(x, v);
 		else if (strcmp(ks, "ui") == 0)

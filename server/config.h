@@ -40,6 +40,9 @@ struct cfg_key {
 
 #define CFG_PROVIDERS_MAX 8	/* URIs in ldap.write_uri */
 
+/* ledger.titles: what a ledger line keeps of a job's title */
+enum { CFG_TITLES_KEEP, CFG_TITLES_HASH, CFG_TITLES_DROP };
+
 struct cfg {
 	char *path;
 	int development;	/* a private test instance: development keys allowed */
@@ -76,6 +79,9 @@ struct cfg {
 
 	int reason_leaf_only;
 	char *default_cell;	/* the membership of people with none, or NULL */
+	int ledger_titles;	/* CFG_TITLES_*: job titles in ledger lines */
+	int ledger_self_read;	/* generated ACLs: a person reads their own usage */
+	int ledger_retention;	/* periods whose ledgers are kept; 0: all */
 	int import_stale_after_s;	/* an open import older than this is reported */
 	int session_ttl_s;		/* a session not renewed ends after this */
 

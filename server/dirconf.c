@@ -53,28 +53,85 @@ dirconf_defaults(const struct cfg *c, struct dirconf_site *s, char *buf, size_t 
 	}
 }
 
-/* The three ACLs, placed before the directory's own (i: 0..2). */
+/* A DN as a POSIX extended regular expression matching itself. */
+static void
+regex_of(const char *dn, char *out, size_t n)
+{
+	size_t k = 0;
+
+	for (; *dn && k + 3 < n; dn++) {
+		if (strchr(".[]()*+?^$\\|{}", *dn))
+			out[k++] = '\\';
+		out[k++] = *dn;
+	}
+	out[k] = '\0';
+}
+
+#define NACLS 6
+
+/*
+ * privd's ACLs, placed before the directory's own (i: 0..NACLS-1). privd
+ * and the administrators write all of privd's data. Everyone else:
+ * - an account's usage and ledger (job titles, times, printers): its own
+ *   person only, and not even that with ledger.self_read: false;
+ * - pools' usage (who drew on them) and import records (whole imports,
+ *   memberships included): nobody;
+ * - the model (trees, cells, grants): any bound user, as before;
+ * - privMembership on the person entries: the person only (or nobody).
+ * The last rule leaves everyone else's reads of objectClass to the rules
+ * that were there, so anonymous NSS lookups keep working.
+ */
 static void
 acl(const struct cfg *c, const struct dirconf_site *s, int i, char *out, size_t n)
 {
 	const char *who = c->bind_dn ? c->bind_dn : "cn=privd,dc=example,dc=edu";
+	char base[400], people[400], self[600];
 
+	regex_of(c->base_dn, base, sizeof(base));
+	regex_of(c->people_dn, people, sizeof(people));
+	if (c->ledger_self_read)
+		snprintf(self, sizeof(self), "by dn.regex=\"^%s=$2,(.+,)?%s$\" read ",
+		    c->uid_attr, people);
+	else
+		self[0] = '\0';
 	switch (i) {
 	case 0:
+		snprintf(out, n, "to dn.regex=\"^(.+,)?uid=([^,]+),ou=usage,%s$\" "
+		    "by dn.exact=\"%s\" write by group.exact=\"%s\" write %sby * none",
+		    base, who, s->admins, self);
+		break;
+	case 1:
+		snprintf(out, n, "to dn.subtree=\"ou=usage,%s\" by dn.exact=\"%s\" write "
+		    "by group.exact=\"%s\" write by * none", c->base_dn, who, s->admins);
+		break;
+	case 2:
+		snprintf(out, n, "to dn.subtree=\"ou=imports,%s\" by dn.exact=\"%s\" write "
+		    "by group.exact=\"%s\" write by * none", c->base_dn, who, s->admins);
+		break;
+	case 3:
 		snprintf(out, n, "to dn.subtree=\"%s\" by dn.exact=\"%s\" write "
 		    "by group.exact=\"%s\" write by users read by * none", c->base_dn, who, s->admins);
 		break;
-	case 1:
+	case 4:
 		snprintf(out, n, "to dn.subtree=\"%s\" attrs=privMembership,privMembershipDates "
-		    "by dn.exact=\"%s\" write "
-		    "by group.exact=\"%s\" write by users read by * none", c->people_dn, who, s->admins);
+		    "by dn.exact=\"%s\" write by group.exact=\"%s\" write %sby * none",
+		    c->people_dn, who, s->admins, c->ledger_self_read ? "by self read " : "");
 		break;
 	default:
-		/* break: everyone else's access to objectClass stays what it was,
-		 * so anonymous (objectClass=posixAccount) searches keep working */
 		snprintf(out, n, "to dn.subtree=\"%s\" attrs=objectClass by dn.exact=\"%s\" write "
 		    "by group.exact=\"%s\" write by * break", c->people_dn, who, s->admins);
 	}
+}
+
+/* What privd's preflight reads of cn=config (the databases' suffixes and
+ * indexes), and nothing else: olcRootPW stays unreadable. */
+static void
+config_acl(const struct cfg *c, char *out, size_t n)
+{
+	/* cn=config itself too: a one-level search needs its base */
+	snprintf(out, n, "to dn.regex=\"^(olcDatabase=[^,]+,)?cn=config$\" "
+	    "attrs=entry,objectClass,olcSuffix,olcDbIndex by dn.exact=\"%s\" read by * break",
+	    c->bind_dn ? c->bind_dn : "cn=privd,dc=example,dc=edu");
 }
 
 static void
@@ -92,11 +149,15 @@ print_conf(const struct cfg *c, const struct dirconf_site *s, FILE *f)
 		fprintf(f, "index %s %s\n", attr_of(c, i), indexes[i].type);
 	fprintf(f, "limits dn.exact=\"%s\" size=unlimited time=unlimited\n",
 	    c->bind_dn ? c->bind_dn : "cn=privd,dc=example,dc=edu");
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < NACLS; k++) {
 		acl(c, s, k, a, sizeof(a));
 		fprintf(f, "access %s\n", a);
 	}
 	fprintf(f, "overlay syncprov\nsyncprov-checkpoint 100 10\nsyncprov-sessionlog 10000\n");
+	config_acl(c, a, sizeof(a));
+	fprintf(f, "\n# Optional, in the config database's section (database config): privd\n"
+	    "# reads the suffixes and indexes for --check-directory, and not olcRootPW:\n"
+	    "# access %s\n", a);
 }
 
 static void
@@ -121,10 +182,14 @@ print_ldif(const struct cfg *c, const struct dirconf_site *s, FILE *f)
 	    "dn: %s\nchangetype: modify\nadd: olcLimits\nolcLimits: dn.exact=\"%s\" "
 	    "size=unlimited time=unlimited\n\n", s->database,
 	    c->bind_dn ? c->bind_dn : "cn=privd,dc=example,dc=edu");
-	fprintf(f, "# 4. privd's ACLs, inserted before the database's own ({0}..{2});\n"
-	    "#    the directory's own rules still decide every other read\n"
-	    "dn: %s\nchangetype: modify\nadd: olcAccess\n", s->database);
-	for (k = 0; k < 3; k++) {
+	fprintf(f, "# 4. privd's ACLs, inserted before the database's own ({0}..{%d}): a person\n"
+	    "#    reads only their own usage, ledger and memberships%s; pools' usage\n"
+	    "#    and import records only privd and the administrators; the directory's\n"
+	    "#    own rules still decide every other read\n"
+	    "dn: %s\nchangetype: modify\nadd: olcAccess\n", NACLS - 1,
+	    c->ledger_self_read ? "" : " (here: not even those, ledger.self_read: false)",
+	    s->database);
+	for (k = 0; k < NACLS; k++) {
 		acl(c, s, k, a, sizeof(a));
 		fprintf(f, "olcAccess: {%d}%s\n", k, a);
 	}
@@ -132,6 +197,12 @@ print_ldif(const struct cfg *c, const struct dirconf_site *s, FILE *f)
 	    "dn: olcOverlay=syncprov,%s\nchangetype: add\nobjectClass: olcOverlayConfig\n"
 	    "objectClass: olcSyncProvConfig\nolcOverlay: syncprov\nolcSpCheckpoint: 100 10\n"
 	    "olcSpSessionlog: 10000\n", s->database);
+	config_acl(c, a, sizeof(a));
+	fprintf(f, "\n# 6. optional: privd reads the databases' suffixes and indexes in cn=config,\n"
+	    "#    so that --check-directory checks the indexes; nothing else of cn=config\n"
+	    "#    (not olcRootPW). Without it the preflight says it could not check them.\n"
+	    "dn: olcDatabase={0}config,cn=config\nchangetype: modify\nadd: olcAccess\n"
+	    "olcAccess: {0}%s\n", a);
 }
 
 int

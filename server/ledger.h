@@ -56,4 +56,11 @@ int ledger_check(LDAP *ld, LDAP *seg_ld, const struct cfg *c, FILE *out, struct 
 void ledger_time(time_t t, char out[32]);
 void ledger_rfc3339(const char *gt, char out[40]);
 
+/*
+ * ledger.titles on a charge's or hold's metadata (JSON object text, or
+ * NULL; replaced in place): the "title" kept, hashed ("sha256:" and 16 hex
+ * digits) or dropped. 0, or -1 out of memory.
+ */
+int ledger_titles(const struct cfg *c, char **meta);
+
 #endif

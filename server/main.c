@@ -20,6 +20,7 @@
 #include "ledger.h"
 #include "log.h"
 #include "period.h"
+#include "retention.h"
 #include "snapshot.h"
 #include "sync.h"
 #include "token.h"
@@ -36,6 +37,7 @@ usage(FILE *f)
 	    "       privd [-c FILE] --import FILE.yaml [--dry-run]   (again: finishes an interrupted one)\n"
 	    "       privd [-c FILE] --abort-import ID\n"
 	    "       privd [-c FILE] --check-ledger\n"
+	    "       privd [-c FILE] --purge-ledgers             (ledger.retention, now)\n"
 	    "       privd [-c FILE] --check-directory          (preflight: exit 0 ok, 1 fault, 3 unreachable)\n"
 	    "       privd [-c FILE] setup-directory [--dry-run] [--bind-dn DN --bind-password-file F]\n"
 	    "       privd [-c FILE] --directory-config ldif|slapd.conf [--database DN] [--admins DN]\n"
@@ -291,6 +293,38 @@ reload(const char *path)
 	cfg_free(n);
 }
 
+/* privd --purge-ledgers: ledger.retention applied now, each entry said. */
+static int
+run_purge(const struct cfg *c)
+{
+	LDAP *ld = NULL, *wld = NULL;
+	struct err e;
+	long n;
+
+	memset(&e, 0, sizeof(e));
+	if (c->ledger_retention <= 0) {
+		fprintf(stderr, "privd: purge-ledgers: ledger.retention is not set: every ledger "
+		    "is kept\n");
+		return 1;
+	}
+	if (ldapc_open_write(c, NULL, NULL, &ld, &e) != 0 ||
+	    ldapc_open_write(c, NULL, NULL, &wld, &e) != 0) {
+		ldapc_close(ld);
+		fprintf(stderr, "privd: purge-ledgers: %s\n", e.msg);
+		return 3;
+	}
+	n = retention_purge(ld, wld, c, period_now(), stdout, &e);
+	ldapc_close(wld);
+	ldapc_close(ld);
+	if (n < 0) {
+		fprintf(stderr, "privd: purge-ledgers: %s\n", e.msg);
+		return e.code == ERR_UNAVAILABLE ? 3 : 1;
+	}
+	printf("%ld ledger%s removed (periods older than the newest %d)\n", n, n == 1 ? "" : "s",
+	    c->ledger_retention);
+	return 0;
+}
+
 static int
 override_listen(struct cfg *c, const char *arg)
 {
@@ -318,6 +352,7 @@ main(int argc, char **argv)
 		{ "abort-import", required_argument, NULL, 'A' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "check-ledger", no_argument, NULL, 'K' },
+		{ "purge-ledgers", no_argument, NULL, 'R' },
 		{ "check-directory", no_argument, NULL, 'P' },
 		{ "setup-directory", no_argument, NULL, 'S' },
 		{ "directory-config", required_argument, NULL, 'G' },
@@ -335,7 +370,7 @@ main(int argc, char **argv)
 	struct dirconf_site site = { NULL, NULL };
 	int check_dir = 0, setup_dir = 0;
 	const char *offset;
-	int ch, check = 0, dry_run = 0, check_ledger = 0, sig, rc = 1;
+	int ch, check = 0, dry_run = 0, check_ledger = 0, purge = 0, sig, rc = 1;
 	struct cfg *c = NULL;
 	struct err e;
 	sigset_t set;
@@ -354,6 +389,7 @@ main(int argc, char **argv)
 		case 'A': abort_id = optarg; break;
 		case 'n': dry_run = 1; break;
 		case 'K': check_ledger = 1; break;
+		case 'R': purge = 1; break;
 		case 'P': check_dir = 1; break;
 		case 'S': setup_dir = 1; break;
 		case 'G': dirconf_form = optarg; break;
@@ -401,6 +437,11 @@ main(int argc, char **argv)
 		if ((c->write_uri = strdup(wuri)) == NULL)
 			goto done;
 	}
+	if ((offset = getenv("PRIVD_CLOCK_OFFSET")) != NULL && *offset) {
+		period_set_offset(strtol(offset, NULL, 10));
+		log_warn("PRIVD_CLOCK_OFFSET=%s: counting usage at a shifted time "
+		    "(for tests only)", offset);
+	}
 	if (check) {
 		printf("%s: OK (%zu privileges, %zu terms, %zu keys)\n", path, c->nprivs,
 		    c->nterms, c->nkeys);
@@ -441,10 +482,9 @@ main(int argc, char **argv)
 		rc = run_check_ledger(c);
 		goto done;
 	}
-	if ((offset = getenv("PRIVD_CLOCK_OFFSET")) != NULL && *offset) {
-		period_set_offset(strtol(offset, NULL, 10));
-		log_warn("PRIVD_CLOCK_OFFSET=%s: counting usage at a shifted time "
-		    "(for tests only)", offset);
+	if (purge) {
+		rc = run_purge(c);
+		goto done;
 	}
 
 	/* signals are taken synchronously by this thread; the others never see them */
@@ -472,6 +512,8 @@ main(int argc, char **argv)
 	}
 	if (holds_start(c) != 0)
 		log_warn("cannot start the hold expiry thread");
+	if (retention_start(c) != 0)
+		log_warn("cannot start the ledger retention thread");
 	log_info("privd %s listening on %s://%s:%d/, following %s", PRIVD_VERSION,
 	    c->tls_cert ? "https" : "http",
 	    c->listen_host, c->listen_port, c->ldap_uri);
@@ -490,6 +532,7 @@ main(int argc, char **argv)
 		_exit(0);
 	}
 	holds_stop();
+	retention_stop();
 	sync_stop();
 	snap_shutdown();
 	usage_clear();

@@ -83,9 +83,32 @@ check() {	# WANT_EXIT PATTERN: the preflight exits so and prints the pattern
 check 1 "FAIL: schema: .*load schema/privd.ldif"
 grep -q '^?     indexes: could not check (cn=config is not readable' "$dir/check.out" ||
 	fail "an unreadable cn=config was not said: $(cat "$dir/check.out")"
-# optional (deploy/README.md): privd may read cn=config, so the preflight checks indexes
-printf 'dn: olcDatabase={0}config,cn=config\nchangetype: modify\nadd: olcAccess\nolcAccess: {1}to * by dn.exact="cn=privd,dc=example,dc=edu" read by * break\n' |
-	ldapmodify -Q -Y EXTERNAL -H "$ldapi" > /dev/null || fail "granting privd read on cn=config"
+
+# privd started now gives up, naming the fix, so systemd's Restart= can act
+startup_fails() {	# CONFIG PATTERN WHAT
+	set +e
+	t0=$(date +%s)
+	timeout 30 "$PRIVD" -c "$1" > "$dir/start.log" 2>&1
+	rc=$?
+	set -e
+	[ "$rc" = 1 ] || fail "privd started against $3 exited $rc, not 1: $(tail -5 "$dir/start.log")"
+	grep -q -- "$2" "$dir/start.log" || fail "privd did not say '$2': $(tail -5 "$dir/start.log")"
+	# ldap.startup_timeout is 1 s: the backoff does not sleep past it
+	[ $(( $(date +%s) - t0 )) -le 4 ] || fail "privd took $(( $(date +%s) - t0 )) s to give up on $3"
+}
+sed 's/^  timeout: 5/  timeout: 5\n  startup_timeout: 1/' "$dir/privd.yaml" > "$dir/quick.yaml"
+# a directory without privd's schema is not ready, and says which fix
+startup_fails "$dir/quick.yaml" "does not have privd's schema.*load schema/privd.ldif.*giving up" "no schema"
+
+# optional (deploy/README.md, part 6 of --directory-config): privd may read the
+# databases' suffixes and indexes in cn=config, so the preflight checks indexes
+"$PRIVD" -c "$dir/privd.yaml" --directory-config ldif | sed -n '/^# 6\./,$p' > "$dir/config-read.ldif"
+grep -q 'olcAccess: {0}to dn.regex="^(olcDatabase=\[^,\]+,)?cn=config$"' "$dir/config-read.ldif" || fail "no part 6: $(cat "$dir/config-read.ldif")"
+ldapmodify -Q -Y EXTERNAL -H "$ldapi" -f "$dir/config-read.ldif" > /dev/null || fail "granting privd read on cn=config"
+# ... and nothing else of it: not the main database's root password
+rootpw=$(ldapsearch -x -LLL -H "$H" -D cn=privd,dc=example,dc=edu -w privd-dir-secret -b 'olcDatabase={1}mdb,cn=config' -s base olcRootPW olcSuffix 2>/dev/null || true)
+printf '%s' "$rootpw" | grep -q '^olcSuffix: dc=example,dc=edu' || fail "privd cannot read the suffix: $rootpw"
+printf '%s' "$rootpw" | grep -qi 'olcRootPW' && fail "privd's bind reads olcRootPW: $rootpw"
 ldapadd -Q -Y EXTERNAL -H "$ldapi" -f schema/privd.ldif > /dev/null || fail "loading the schema"
 check 1 "FAIL: ou=privileges,dc=example,dc=edu: missing; run privd -c FILE setup-directory"
 
@@ -100,16 +123,6 @@ grep -q "FAIL: index privMembership eq .*missing" "$dir/check.out" ||
 grep -q "FAIL: privd may write ou=privileges,dc=example,dc=edu: the directory refused" "$dir/check.out" ||
 	fail "a read-only privd was not reported: $(cat "$dir/check.out")"
 
-# privd started now gives up, naming the fix, so systemd's Restart= can act
-startup_fails() {	# CONFIG PATTERN
-	set +e
-	timeout 30 "$PRIVD" -c "$1" > "$dir/start.log" 2>&1
-	rc=$?
-	set -e
-	[ "$rc" = 1 ] || fail "privd started against $3 exited $rc, not 1: $(tail -5 "$dir/start.log")"
-	grep -q -- "$2" "$dir/start.log" || fail "privd did not say '$2': $(tail -5 "$dir/start.log")"
-}
-sed 's/^  timeout: 5/  timeout: 5\n  startup_timeout: 1/' "$dir/privd.yaml" > "$dir/quick.yaml"
 startup_fails "$dir/quick.yaml" "Critical extension is unavailable.*giving up" "no syncprov"
 printf 'wrong\n' > "$dir/wrong.secret"
 sed "s|^  bind_password_file: .*|  bind_password_file: $dir/wrong.secret|" "$dir/quick.yaml" > "$dir/wrong.yaml"
@@ -153,12 +166,23 @@ R='Authorization: Bearer dev-read-4d1c8e27b9'
 C='Authorization: Bearer dev-charge-93fa06d2c1'
 curl -sf -H "$A" --data-binary @"$dir/model.yaml" "$U/v1/import" > /dev/null || fail "the import failed"
 curl -sf -H "$R" "$U/v1/accounts/p03/privileges" | grep -q '"limit":100' || fail "p03 has no budget"
-curl -sf -H "$C" -d '{"request_id":"dir-1","amount":7}' "$U/v1/accounts/p03/quotas/print.pages/charges" |
+curl -sf -H "$C" -d '{"request_id":"dir-1","amount":7,"metadata":{"title":"p03-thesis"}}' "$U/v1/accounts/p03/quotas/print.pages/charges" |
 	grep -q '"used":7' || fail "the charge did not count"
+# privacy (the generated ACLs): p03 reads her own ledger and memberships,
+# p04 neither hers nor anyone's; the model stays readable
+as() { ldapsearch -x -LLL -o ldif-wrap=no -H "$H" -D "uid=$1,ou=people,dc=example,dc=edu" -w "pw${1#p}" -b "$2" 2>/dev/null || true; }
+U3=uid=p03,ou=usage,ou=privileges,dc=example,dc=edu
+as p03 "$U3" | grep -q 'p03-thesis' || fail "p03 cannot read her own ledger: $(as p03 "$U3")"
+as p04 "$U3" | grep -q . && fail "p04 reads p03's ledger: $(as p04 "$U3" | head -5)"
+as p04 ou=usage,ou=privileges,dc=example,dc=edu | grep -q privEntry && fail "p04 reads ledgers under ou=usage"
+as p04 uid=p03,ou=people,dc=example,dc=edu | grep -q privMembership && fail "p04 reads p03's memberships"
+as p03 uid=p03,ou=people,dc=example,dc=edu | grep -q privMembership || fail "p03 cannot read her own memberships"
+as p04 ou=imports,ou=privileges,dc=example,dc=edu | grep -q '^dn:' && fail "p04 reads import records"
+as p04 ou=cells,ou=privileges,dc=example,dc=edu | grep -q '^dn: cn=' || fail "p04 cannot read the model's cells"
 # a person without memberships: 200 with the defaults; a typo: 404
 code=$(curl -s -o "$dir/p10.json" -w '%{http_code}' -H "$R" "$U/v1/accounts/p10/privileges")
 [ "$code" = 200 ] && grep -q '"memberships":\[\]' "$dir/p10.json" || fail "p10 answered $code: $(cat "$dir/p10.json")"
 code=$(curl -s -o /dev/null -w '%{http_code}' -H "$R" "$U/v1/accounts/nobody/privileges")
 [ "$code" = 404 ] || fail "an unknown uid answered $code"
 [ "$(anon_people)" = 20 ] || fail "after privd's ACLs the anonymous people search returns $(anon_people) of 20"
-echo "directory.sh: Debian cn=config slapd: preflight failed on schema, subtree, syncprov and writes, passed when done; import, read, charge ok; anonymous people search still 20 of 20"
+echo "directory.sh: Debian cn=config slapd: privd without its schema gave up naming it; preflight failed on schema, subtree, syncprov and writes, passed when done; privd reads no olcRootPW; import, read, charge ok; a person reads only their own ledger and memberships; anonymous people search still 20 of 20"

@@ -528,6 +528,105 @@ tokens_follow_the_admins_the_key_and_the_directory(void **state)
 	free(t);
 }
 
+/* ---- who may read the ledgers in LDAP ---- */
+
+/* Lines of an ldapsearch as who (password pw) under base containing what. */
+static int
+ldap_lines(const char *who, const char *pw, const char *base, const char *what)
+{
+	char cmd[1024], line[2048];
+	int n = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "ldapsearch -x -LLL -o ldif-wrap=no -H ldap://127.0.0.1:%d/ "
+	    "-D uid=%s,ou=people,dc=example,dc=edu -w %s -b %s 2>/dev/null", it_ldap_port, who, pw,
+	    base);
+	assert_non_null(p = popen(cmd, "r"));
+	while (fgets(line, sizeof(line), p))
+		n += strstr(line, what) != NULL;
+	pclose(p);
+	return n;
+}
+
+static void
+a_person_reads_only_their_own_ledger(void **state)
+{
+	const char *usage = "uid=jdoe,ou=usage,ou=privileges,dc=example,dc=edu";
+	json_t *j;
+
+	(void)state;
+	j = it_call("POST", "/v1/accounts/jdoe/quotas/print.pages/charges", CHARGE_KEY,
+	    "{\"request_id\":\"priv-1\",\"amount\":3,\"metadata\":{\"title\":\"alice-copies\","
+	    "\"job\":\"41\"}}", 201);
+	json_decref(j);
+	/* jdoe reads her own usage entry and ledger; the title is hashed
+	 * (ledger.titles: hash), the job kept */
+	assert_true(ldap_lines("jdoe", "jdoe-dev-secret", usage, "privUsed:") >= 1);
+	assert_true(ldap_lines("jdoe", "jdoe-dev-secret", usage, "\"job\":\"41\"") >= 1);
+	assert_int_equal(ldap_lines("jdoe", "jdoe-dev-secret", usage, "alice-copies"), 0);
+	assert_true(ldap_lines("jdoe", "jdoe-dev-secret", usage, "sha256:") >= 1);
+	/* another person reads none of it, nor jdoe's memberships, nor imports */
+	it_sh("printf 'dn: uid=bchen,ou=people,dc=example,dc=edu\\nchangetype: modify\\n"
+	    "replace: userPassword\\nuserPassword: bchen-pw\\n' | ldapmodify -x -H "
+	    "ldap://127.0.0.1:%d/ -D cn=admin,dc=example,dc=edu -w secret > /dev/null", it_ldap_port);
+	assert_int_equal(ldap_lines("bchen", "bchen-pw", usage, "dn:"), 0);
+	assert_int_equal(ldap_lines("bchen", "bchen-pw", "ou=usage,ou=privileges,dc=example,dc=edu",
+	    "privEntry"), 0);
+	assert_int_equal(ldap_lines("bchen", "bchen-pw", "uid=jdoe,ou=people,dc=example,dc=edu",
+	    "privMembership"), 0);
+	assert_true(ldap_lines("jdoe", "jdoe-dev-secret", "uid=jdoe,ou=people,dc=example,dc=edu",
+	    "privMembership") >= 1);
+	assert_int_equal(ldap_lines("jdoe", "jdoe-dev-secret",
+	    "ou=imports,ou=privileges,dc=example,dc=edu", "dn:"), 0);
+	/* the model itself stays readable to people, as before */
+	assert_true(ldap_lines("bchen", "bchen-pw", "ou=cells,ou=privileges,dc=example,dc=edu",
+	    "dn:") >= 1);
+	/* privd's own API still answers the ledger, title hashed */
+	j = it_get("/v1/accounts/jdoe/quotas/print.pages/ledger", 200);
+	{
+		char *t = json_dumps(j, 0);
+
+		assert_null(strstr(t, "alice-copies"));
+		assert_non_null(strstr(t, "sha256:"));
+		free(t);
+	}
+	json_decref(j);
+}
+
+/* 150 days on, a term later (the dev calendar's terms are at most four
+ * months), with ledger.retention: 1: jdoe's ledger of this term goes, her
+ * counters stay, and the ledger check still passes. */
+static void
+retention_removes_old_ledgers(void **state)
+{
+	const char *bin = getenv("PRIVD_BIN") ? getenv("PRIVD_BIN") : "server/privd";
+	long offset = 150L * 86400;
+	char cmd[1024], usage[256];
+	json_t *j;
+
+	(void)state;
+	j = it_get("/v1/accounts/jdoe/quotas/print.pages", 200);
+	snprintf(usage, sizeof(usage), "cn=print.pages@%s,uid=jdoe,ou=usage,ou=privileges,"
+	    "dc=example,dc=edu", json_string_value(json_object_get(j, "period")));
+	json_decref(j);
+	snprintf(cmd, sizeof(cmd), "PRIVD_CLOCK_OFFSET=%ld %s -c %s/privd.yaml -L ldap://127.0.0.1:%d/",
+	    offset, bin, cfg_dir, it_ldap_port);
+	it_sh("%s --purge-ledgers > %s/purge.out 2>&1 || { cat %s/purge.out >&2; exit 1; }", cmd,
+	    cfg_dir, cfg_dir);
+	it_sh("grep -q '^%s: ledger removed' %s/purge.out || { cat %s/purge.out >&2; exit 1; }",
+	    usage, cfg_dir, cfg_dir);
+	/* counters kept, ledger gone (read as the directory's administrator) */
+	it_sh("ldapsearch -x -LLL -H ldap://127.0.0.1:%d/ -D cn=admin,dc=example,dc=edu -w secret "
+	    "-b %s -s base > %s/entry.ldif && grep -q '^privUsed: 3' %s/entry.ldif && "
+	    "! grep -q '^privEntry' %s/entry.ldif", it_ldap_port, usage, cfg_dir, cfg_dir, cfg_dir);
+	/* again: nothing left to remove */
+	it_sh("%s --purge-ledgers | grep -q '^0 ledgers removed'", cmd);
+	it_sh("%s --check-ledger > %s/check.out 2>&1 && grep -q 'older than ledger.retention' "
+	    "%s/check.out || { cat %s/check.out >&2; exit 1; }", cmd, cfg_dir, cfg_dir, cfg_dir);
+	/* privd's own clock is still in 2026T3: the API answers the counters */
+	assert_int_equal(it_number("/v1/accounts/jdoe/quotas/print.pages", "used"), 3);
+}
+
 /* ---- YAML bombs over HTTP ---- */
 
 static long
@@ -694,8 +793,9 @@ setup(void **state)
 	snprintf(path, sizeof(path), "%s/privd.yaml", cfg_dir);
 	it_sh("sed -e 's|^  threads: 2|  threads: 2\\n  request_timeout: %d\\n  connection_timeout: %d"
 	    "\\n  connection_limit: %d\\n  connections_per_address: %d\\n  shutdown_grace: 5|' "
-	    "-e 's|^  dir: ../web|  dir: %s/web|' config/dev.yaml > %s",
-	    REQUEST_TIMEOUT, IDLE_TIMEOUT, CONN_LIMIT, PER_ADDRESS, top, path);
+	    "-e 's|^  dir: ../web|  dir: %s/web|' config/dev.yaml > %s && "
+	    "printf 'ledger:\\n  titles: hash\\n  retention: 1\\n' >> %s",
+	    REQUEST_TIMEOUT, IDLE_TIMEOUT, CONN_LIMIT, PER_ADDRESS, top, path, path);
 	setenv("PRIVD_CONFIG", path, 1);
 	if (it_group_setup(state) != 0)
 		return -1;
@@ -730,6 +830,8 @@ main(void)
 		cmocka_unit_test(idle_from_fifty_addresses),
 		cmocka_unit_test(idle_over_the_limit_reopened),
 		cmocka_unit_test(yaml_bombs_answer_400_at_once),
+		cmocka_unit_test(a_person_reads_only_their_own_ledger),
+		cmocka_unit_test(retention_removes_old_ledgers),
 		cmocka_unit_test(sign_in_limit_not_reset_by_another_address),
 		cmocka_unit_test(sign_ins_share_a_rate),
 		cmocka_unit_test(tokens_follow_the_admins_the_key_and_the_directory),
