@@ -24,6 +24,7 @@
 
 #include "conns.h"
 #include "log.h"
+#include "worker.h"
 
 enum { WAITING, READING, BUSY };
 
@@ -47,13 +48,11 @@ struct addr {
 #define ADDR_BUCKETS 1024
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
 static struct link *head, *tail;
 static struct addr *buckets[ADDR_BUCKETS];
 static size_t nopen, nshut;
 static const struct cfg *cfg;
-static pthread_t reaper;
-static int running, quit;
+static struct worker reaper = WORKER_INIT;
 
 static atomic_ulong refused_address, refused_full, timed_out_idle, timed_out_request,
     evicted;
@@ -146,15 +145,14 @@ evict(size_t target)
 			}
 }
 
-static void *
-reap(void *arg)
+static void
+reap(struct worker *w)
 {
-	struct timespec now, until;
+	struct timespec now;
 	struct link *l;
 
-	(void)arg;
-	pthread_mutex_lock(&lock);
-	while (!quit) {
+	do {
+		pthread_mutex_lock(&lock);
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		for (l = head; l != NULL; l = l->next) {
 			if (l->shut)
@@ -170,40 +168,21 @@ reap(void *arg)
 		}
 		if (nopen - nshut > (size_t)cfg->conn_limit * 9 / 10)
 			evict((size_t)cfg->conn_limit * 8 / 10);
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_nsec += 200 * 1000000L;
-		if (until.tv_nsec >= 1000000000L) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000L;
-		}
-		pthread_cond_timedwait(&wake, &lock, &until);
-	}
-	pthread_mutex_unlock(&lock);
-	return NULL;
+		pthread_mutex_unlock(&lock);
+	} while (!worker_sleep(w, 200));
 }
 
 int
 conns_start(const struct cfg *c)
 {
 	cfg = c;
-	quit = 0;
-	if (pthread_create(&reaper, NULL, reap, NULL) != 0)
-		return -1;
-	running = 1;
-	return 0;
+	return worker_start(&reaper, reap);
 }
 
 void
 conns_stop(void)
 {
-	if (!running)
-		return;
-	pthread_mutex_lock(&lock);
-	quit = 1;
-	pthread_cond_signal(&wake);
-	pthread_mutex_unlock(&lock);
-	pthread_join(reaper, NULL);
-	running = 0;
+	worker_stop(&reaper);
 }
 
 enum MHD_Result
@@ -297,8 +276,9 @@ conns_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
 	*socket_context = NULL;
 }
 
+/* The connection's state from now on; served counts an answer. */
 static void
-set_state(struct MHD_Connection *conn, int state)
+set_state(struct MHD_Connection *conn, int state, int served)
 {
 	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn,
 	    MHD_CONNECTION_INFO_SOCKET_CONTEXT);
@@ -308,6 +288,7 @@ set_state(struct MHD_Connection *conn, int state)
 		return;
 	pthread_mutex_lock(&lock);
 	l->state = state;
+	l->served += served;
 	clock_gettime(CLOCK_MONOTONIC, &l->since);
 	pthread_mutex_unlock(&lock);
 }
@@ -317,30 +298,20 @@ conns_request_line(void *cls, const char *uri, struct MHD_Connection *conn)
 {
 	(void)cls;
 	(void)uri;
-	set_state(conn, READING);
+	set_state(conn, READING, 0);
 	return NULL;
 }
 
 void
 conns_busy(struct MHD_Connection *conn)
 {
-	set_state(conn, BUSY);
+	set_state(conn, BUSY, 0);
 }
 
 void
 conns_idle(struct MHD_Connection *conn)
 {
-	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn,
-	    MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-	struct link *l = ci ? ci->socket_context : NULL;
-
-	if (l == NULL)
-		return;
-	pthread_mutex_lock(&lock);
-	l->state = WAITING;
-	l->served++;
-	clock_gettime(CLOCK_MONOTONIC, &l->since);
-	pthread_mutex_unlock(&lock);
+	set_state(conn, WAITING, 1);
 }
 
 size_t

@@ -1,5 +1,4 @@
 /* retention.c - removing the ledgers of old periods, keeping their counters. */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +8,7 @@
 #include "period.h"
 #include "retention.h"
 #include "strv.h"
+#include "worker.h"
 
 /* Index of the term named key, or -1. */
 static long
@@ -177,25 +177,19 @@ retention_purge(LDAP *ld, LDAP *wld, const struct cfg *c, time_t now, FILE *out,
 	return pg.purged;
 }
 
-static pthread_t thread;
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
-static int running, quit;
+static struct worker pass = WORKER_INIT;
 static const struct cfg *cfg;
 
-static void *
-run(void *arg)
+static void
+run(struct worker *w)
 {
-	struct timespec until;
+	long wait_ms;
 
-	(void)arg;
-	pthread_mutex_lock(&lock);
-	while (!quit) {
+	do {
 		LDAP *ld = NULL, *wld = NULL;
 		struct err e;
 		long n;
 
-		pthread_mutex_unlock(&lock);
 		memset(&e, 0, sizeof(e));
 		if (ldapc_open_write(cfg, NULL, NULL, &ld, &e) == 0 &&
 		    ldapc_open_write(cfg, NULL, NULL, &wld, &e) == 0 &&
@@ -203,42 +197,25 @@ run(void *arg)
 			if (n > 0)
 				log_info("retention: the ledgers of %ld usage entries older than %d "
 				    "periods removed, their counters kept", n, cfg->ledger_retention);
-		} else
+			wait_ms = 86400 * 1000L;
+		} else {
 			log_warn("retention: %s; trying again in an hour", e.msg);
+			wait_ms = 3600 * 1000L;
+		}
 		ldapc_close(wld);
 		ldapc_close(ld);
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += e.msg[0] ? 3600 : 86400;
-		pthread_mutex_lock(&lock);
-		while (!quit && pthread_cond_timedwait(&wake, &lock, &until) == 0)
-			;
-	}
-	pthread_mutex_unlock(&lock);
-	return NULL;
+	} while (!worker_sleep(w, wait_ms));
 }
 
 int
 retention_start(const struct cfg *c)
 {
 	cfg = c;
-	if (c->ledger_retention <= 0)
-		return 0;
-	quit = 0;
-	if (pthread_create(&thread, NULL, run, NULL) != 0)
-		return -1;
-	running = 1;
-	return 0;
+	return c->ledger_retention > 0 ? worker_start(&pass, run) : 0;
 }
 
 void
 retention_stop(void)
 {
-	if (!running)
-		return;
-	pthread_mutex_lock(&lock);
-	quit = 1;
-	pthread_cond_signal(&wake);
-	pthread_mutex_unlock(&lock);
-	pthread_join(thread, NULL);
-	running = 0;
+	worker_stop(&pass);
 }

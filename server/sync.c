@@ -594,6 +594,8 @@ begin(struct follower *f, const char *base, const char *filter, char **attrs)
 		set_error(e.msg);
 		if (strstr(e.msg, "refused") != NULL)
 			atomic_store(&permanent, LDAP_INVALID_CREDENTIALS);
+		else if (strstr(e.msg, "does not offer StartTLS") != NULL)
+			atomic_store(&permanent, LDAP_PROTOCOL_ERROR);
 		return -1;
 	}
 	if (atomic_load(&state) == SYNC_STARTING) {
@@ -902,6 +904,9 @@ fix_for(int rc)
 	case LDAP_NO_SUCH_OBJECT:
 		return "ldap.base or ldap.people does not exist: run privd setup-directory, "
 		    "or correct the configuration";
+	case LDAP_PROTOCOL_ERROR:
+		return "the directory does not offer StartTLS: give slapd a certificate, use "
+		    "ldapi:// on its host, or set ldap.starttls: false where the network is trusted";
 	case LDAP_UNDEFINED_TYPE:
 		return "the directory does not have privd's schema, or has an older one: load "
 		    "schema/privd.ldif (ldapadd -Y EXTERNAL -H ldapi:/// -f privd.ldif) or include "

@@ -182,6 +182,7 @@ echo "cups.sh: printed PDF (1 and 2 copies), colour and PostScript: one commit e
 before=$(received)
 j=$(submit eng-laser bob "$dir/p12.pdf")
 expect_end "$j" canceled "print quota exceeded: this job needs 12 pages, bob has 10 left in 2026T3"
+refused=$j
 j=$(submit office alice "$dir/p1.pdf")
 expect_end "$j" canceled "privd: alice may not print on office"
 j=$(submit eng-laser bob "$dir/p1.pdf" -o print-color-mode=color)
@@ -191,7 +192,10 @@ expect_end "$j" canceled "privd: carol may not print on eng-laser"
 [ "$(received)" = "$before" ] || fail "a refused job reached the printer"
 [ "$(usage bob print.pages)" = "0 0" ] || fail "bob's usage is $(usage bob print.pages) after refusals"
 [ "$(usage alice print.pages)" = "15 0" ] || fail "alice's usage moved on a refusal: $(usage alice print.pages)"
-echo "cups.sh: over quota, denied queue, colour without the flag, no access: cancelled with the reason, nothing printed"
+# page_log counts what printed: a refused job is total 0, not its pages
+grep -q "^eng-laser bob $refused .* total 0 " "$dir/log/page_log" ||
+	fail "page_log counts the refused job $refused: $(grep "bob $refused " "$dir/log/page_log")"
+echo "cups.sh: over quota, denied queue, colour without the flag, no access: cancelled with the reason, nothing printed, page_log total 0"
 
 # --- pools: -o privd-pool charges the pool for the user; a queue with
 # fallback: pools takes what the user's own quota cannot from their pool

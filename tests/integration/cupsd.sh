@@ -84,8 +84,10 @@ cups_queue() {	# NAME [direct]
 	lpadmin -h "$H" -p "$1" -E -v "ipp://localhost:$IP/ipp/print" -m everywhere ||
 		fail "lpadmin $1"
 	[ "${2:-}" = direct ] && return 0
-	lpadmin -h "$H" -p "$1" -v "privd:/ipp://localhost:$IP/ipp/print?contimeout=2" ||
-		fail "lpadmin $1: privd:/ipp://"
+	# page-logging=off: pdftopdf counts no pages; privd-cups's own count
+	# (what printed, 0 for a refused job) is what page_log says
+	lpadmin -h "$H" -p "$1" -v "privd:/ipp://localhost:$IP/ipp/print?contimeout=2" \
+		-o page-logging-default=off || fail "lpadmin $1: privd:/ipp://"
 }
 
 cups_stop() {	# DIR

@@ -26,7 +26,9 @@ char *it_try_request(const char *method, const char *path, const char *key,
 /* A JSON request that must answer want; the parsed body (caller decrefs). */
 json_t *it_call(const char *method, const char *path, const char *key,
     const char *body, long want);
-json_t *it_get(const char *path, long want);	/* with the read key */
+json_t *it_get(const char *path, long want);
+/* A whole file, NUL-terminated (caller frees); its length into len if not NULL. */
+char *it_slurp(const char *path, size_t *len);	/* with the read key */
 /* Runs a shell command; the test fails unless it exits 0. */
 void it_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Applies LDIF as the directory's administrator, behind privd's back. */

@@ -94,19 +94,6 @@ bad_imports_write_nothing(void **state)
 	assert_int_equal(it_ldap_count("ou=people,dc=example,dc=edu", "(objectClass=privAccount)"), 0);
 }
 
-static char *
-slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = calloc(1, 1 << 20);
-
-	assert_non_null(f);
-	assert_non_null(buf);
-	buf[fread(buf, 1, (1 << 20) - 1, f)] = '\0';
-	fclose(f);
-	return buf;
-}
-
 static int
 jdoe_visible(void)
 {
@@ -120,7 +107,7 @@ jdoe_visible(void)
 static void
 import_demo(void **state)
 {
-	char *demo = slurp("config/demo.yaml");
+	char *demo = it_slurp("config/demo.yaml", NULL);
 	json_t *j;
 
 	(void)state;

@@ -29,27 +29,6 @@ static atomic_int stop;
 static int round_no;		/* request ids stay unique across load rounds */
 static int accounts_base;	/* accounts before the first population */
 
-static char *
-slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc(n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	if (len)
-		*len = (size_t)n;
-	return buf;
-}
-
 /* A population file of POP accounts named PREFIX..., student budgets PAGES. */
 static char *
 population(const char *prefix, int pages, size_t *len)
@@ -58,7 +37,7 @@ population(const char *prefix, int pages, size_t *len)
 
 	snprintf(path, sizeof(path), "%s/pop-%s.yaml", it_dir, prefix);
 	it_sh("%s %d %s %d > %s", pop_bin, POP, prefix, pages, path);
-	return slurp(path, len);
+	return it_slurp(path, len);
 }
 
 static long
@@ -281,7 +260,7 @@ setup(void **state)
 	pop_bin = getenv("POPULATION_BIN");
 	if (pop_bin == NULL)
 		pop_bin = "build/release/bench/population";
-	demo = slurp("config/demo.yaml", NULL);
+	demo = it_slurp("config/demo.yaml", NULL);
 	j = it_call("POST", "/v1/import", ADMIN_KEY, demo, 200);
 	json_decref(j);
 	free(demo);

@@ -227,6 +227,24 @@ slowloris_from_one_address(void **state)
 }
 
 static void
+idle_from_one_address(void **state)
+{
+	struct flood f = { 2000, 1, 0, 0, 7, 0, 0, 0 };
+	long refused0 = metric("privd_http_connections_refused_total{reason=\"per_address\"} ");
+	long failures, p99;
+
+	(void)state;
+	p99 = probe_during(&f, 100, &failures);
+	assert_int_equal(failures, 0);
+	assert_true(p99 < 100);
+	assert_true(metric("privd_http_connections_refused_total{reason=\"per_address\"} ") -
+	    refused0 >= 1000);
+	/* those it took, it closed at connection_timeout (4 s) */
+	assert_int_equal(f.closed, f.opened);
+	assert_true(it_ready());
+}
+
+static void
 slowloris_from_fifty_addresses(void **state)
 {
 	struct flood f = { 2000, 50, 1, 1, 7, 0, 0, 0 };
@@ -275,6 +293,9 @@ idle_over_the_limit_reopened(void **state)
 	assert_true(p99 < 100);
 	assert_true(metric("privd_http_connections_evicted_total ") - evicted0 >= 500);
 	assert_true(it_ready());
+	/* once the flood has gone, privd holds nothing of it (no CLOSE-WAIT) */
+	usleep(1000 * 1000);
+	assert_true(metric("privd_http_connections_open ") < 20);
 	/* once the flood has gone, privd holds nothing of it */
 	usleep(500 * 1000);
 	assert_true(metric("privd_http_connections_open ") < 20);
@@ -686,6 +707,37 @@ yaml_bombs_answer_400_at_once(void **state)
 	assert_true(rss_kb() - before < 20 * 1024);
 }
 
+/* ---- the smaller items ---- */
+
+static void
+smaller_items(void **state)
+{
+	const char *bin = getenv("PRIVD_BIN") ? getenv("PRIVD_BIN") : "server/privd";
+	long t0;
+
+	(void)state;
+	/* hash-key --help is help, not a key */
+	it_sh("%s hash-key --help | grep -q '^usage: privd hash-key'", bin);
+	it_sh("! %s hash-key --help | grep -q sha256", bin);
+	it_sh("%s hash-key -- -x | grep -q '^sha256: '", bin);
+	/* the development secrets, outside development: true */
+	it_sh("grep -v '^development: true' %s/privd.yaml > %s/nodev.yaml", cfg_dir, cfg_dir);
+	it_sh("! %s -c %s/nodev.yaml --check-config > %s/nodev.out 2>&1 && grep -q "
+	    "'development secrets published with privd' %s/nodev.out", bin, cfg_dir, cfg_dir, cfg_dir);
+	it_sh("%s -c %s/privd.yaml --check-config > /dev/null", bin, cfg_dir);
+	it_sh("! %s -c %s/privd.yaml -l 0.0.0.0:1 --check-config 2> %s/any.out && "
+	    "grep -q 'loopback only' %s/any.out", bin, cfg_dir, cfg_dir, cfg_dir);
+	/* StartTLS against a slapd without TLS: named, and given up at
+	 * ldap.startup_timeout (1 s), not after a backoff past it */
+	it_sh("sed 's/^  timeout: 5/  timeout: 5\\n  starttls: true\\n  startup_timeout: 1/' "
+	    "%s/privd.yaml > %s/tls.yaml", cfg_dir, cfg_dir);
+	t0 = it_now_ms();
+	it_sh("! timeout 20 %s -c %s/tls.yaml -L ldap://127.0.0.1:%d/ -l 127.0.0.1:1 > %s/tls.out "
+	    "2>&1; grep -q 'does not offer StartTLS.*giving up after 1 s' %s/tls.out || "
+	    "{ cat %s/tls.out >&2; exit 1; }", bin, cfg_dir, it_ldap_port, cfg_dir, cfg_dir, cfg_dir);
+	assert_true(it_now_ms() - t0 < 5000);
+}
+
 /* ---- SIGTERM during an import ---- */
 
 struct posted {
@@ -704,25 +756,6 @@ post_import(void *arg)
 	return NULL;
 }
 
-static char *
-slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
-
 static void
 sigterm_during_an_import(void **state)
 {
@@ -738,11 +771,20 @@ sigterm_during_an_import(void **state)
 	(void)state;
 	snprintf(path, sizeof(path), "%s/pop.yaml", it_dir);
 	it_sh("%s 20000 st 100 > %s", pop, path);
-	p.body = slurp(path, &p.len);
+	p.body = it_slurp(path, &p.len);
 	it_timeout_s = 600;
 	assert_int_equal(pthread_create(&t, NULL, post_import, &p), 0);
-	/* the import is writing: its record is open */
+	/* the import is writing: its record is open, and /readyz (no key)
+	 * says so without naming who started it */
 	assert_true(it_within(60000, it_import_open) >= 0);
+	{
+		long st;
+		char *t = it_request("GET", "/readyz", NULL, NULL, 0, &st);
+
+		assert_null(strstr(t, "actor"));
+		assert_null(strstr(t, "dev-admin"));
+		free(t);
+	}
 	usleep(300 * 1000);
 	snprintf(pidf, sizeof(pidf), "%s/env/privd.pid", it_dir);
 	assert_non_null(f = fopen(pidf, "r"));
@@ -826,6 +868,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(ambiguous_framing_refused),
 		cmocka_unit_test(slowloris_from_one_address),
+		cmocka_unit_test(idle_from_one_address),
 		cmocka_unit_test(slowloris_from_fifty_addresses),
 		cmocka_unit_test(idle_from_fifty_addresses),
 		cmocka_unit_test(idle_over_the_limit_reopened),
@@ -835,6 +878,7 @@ main(void)
 		cmocka_unit_test(sign_in_limit_not_reset_by_another_address),
 		cmocka_unit_test(sign_ins_share_a_rate),
 		cmocka_unit_test(tokens_follow_the_admins_the_key_and_the_directory),
+		cmocka_unit_test(smaller_items),
 		cmocka_unit_test(sigterm_during_an_import),
 	};
 
