@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <strings.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -467,8 +468,9 @@ newest_first(const void *a, const void *b)
 	return x->k < y->k ? 1 : x->k > y->k ? -1 : 0;
 }
 
-int
-arch_segments(LDAP *ld, const struct cfg *c, const char *udn, long long nseg,
+/* The segments of udn numbered lo..hi, newest first; *out malloc'd. */
+static int
+segments_in(LDAP *ld, const struct cfg *c, const char *udn, long long lo, long long hi,
     struct arch_seg **out, size_t *n, struct err *e)
 {
 	static char *attrs[] = { "privArchived", NULL };
@@ -480,8 +482,6 @@ arch_segments(LDAP *ld, const struct cfg *c, const char *udn, long long nseg,
 
 	*out = NULL;
 	*n = 0;
-	if (nseg <= 0)
-		return 0;
 	rc = ldapc_search(ld, c, udn, LDAP_SCOPE_ONELEVEL, "(objectClass=privLedgerSegment)",
 	    attrs, 0, &res, e);
 	if (rc != 0)
@@ -495,7 +495,7 @@ arch_segments(LDAP *ld, const struct cfg *c, const char *udn, long long nseg,
 			continue;
 		v[k].k = seg_number(dn);
 		ldap_memfree(dn);
-		if (v[k].k < 1 || v[k].k > nseg)
+		if (v[k].k < lo || v[k].k > hi)
 			continue;
 		ldapc_get_ll(ld, m, "privArchived", &v[k].count);
 		k++;
@@ -505,6 +505,24 @@ arch_segments(LDAP *ld, const struct cfg *c, const char *udn, long long nseg,
 	*out = v;
 	*n = k;
 	return 0;
+}
+
+int
+arch_segments(LDAP *ld, const struct cfg *c, const char *udn, long long nseg,
+    struct arch_seg **out, size_t *n, struct err *e)
+{
+	*out = NULL;
+	*n = 0;
+	if (nseg <= 0)
+		return 0;
+	return segments_in(ld, c, udn, 1, nseg, out, n, e);
+}
+
+int
+arch_uncommitted(LDAP *ld, const struct cfg *c, const char *udn, long long nseg,
+    struct arch_seg **out, size_t *n, struct err *e)
+{
+	return segments_in(ld, c, udn, nseg + 1, LLONG_MAX, out, n, e);
 }
 
 int

@@ -68,6 +68,11 @@ struct arch_seg {
 int arch_segments(LDAP *ld, const struct cfg *c, const char *udn, long long nseg,
     struct arch_seg **out, size_t *n, struct err *e);
 
+/* The segments of udn numbered above nseg: moves that have not committed,
+ * whose entries must all still be in the window; *out malloc'd. */
+int arch_uncommitted(LDAP *ld, const struct cfg *c, const char *udn, long long nseg,
+    struct arch_seg **out, size_t *n, struct err *e);
+
 /* Appends the ledger entries (JSON) of segment k of udn to *vals (a strv
  * the caller frees): 0, 1 when there is no such segment, -1 and e. */
 int arch_read(LDAP *ld, const struct cfg *c, const char *udn, long long k,

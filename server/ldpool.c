@@ -3,11 +3,15 @@
  * reopened after a failure, in one pool per provider of ldap.write_uri.
  * Reads never come here (they use the snapshot). An account's writes go
  * to its home provider (a stable hash of the account), and to the next
- * provider only while the home one is down.
+ * provider only while the home one is down. Home and next are counted in
+ * the providers' canonical order, not the order of this privd's list, so
+ * that every privd naming the same providers agrees on them.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -37,6 +41,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t freed = PTHREAD_COND_INITIALIZER;
 static struct provider prov[CFG_PROVIDERS_MAX];
 static size_t nprov;
+static size_t canon[CFG_PROVIDERS_MAX];	/* prov indexes, in canonical order */
 static int size, out;		/* out: connections handed out, to any provider */
 /* which provider each handed-out connection belongs to */
 static LDAP **out_ld;
@@ -49,6 +54,67 @@ mono_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/*
+ * A provider's URI as every privd should name it: scheme and host in
+ * lower case, the default port written out, no trailing slash. Two lists
+ * that differ only in order or in these forms give the same homes.
+ */
+void
+ldpool_canonical(const char *uri, char *out, size_t n)
+{
+	const char *host = strstr(uri, "://");
+	size_t k = 0, i;
+	int ldaps = strncasecmp(uri, "ldaps:", 6) == 0, port = 0;
+
+	if (n == 0)
+		return;
+	if (host == NULL) {
+		snprintf(out, n, "%s", uri);
+		return;
+	}
+	for (i = 0; uri + i < host + 3 && k + 1 < n; i++)
+		out[k++] = (char)tolower((unsigned char)uri[i]);
+	for (host += 3; *host && *host != '/' && k + 1 < n; host++) {
+		port |= *host == ':';
+		out[k++] = (char)tolower((unsigned char)*host);
+	}
+	out[k] = '\0';
+	if (!port && strncasecmp(out, "ldapi:", 6) != 0)
+		snprintf(out + k, n - k, ":%d", ldaps ? 636 : 389);
+}
+
+static int
+by_canonical(const void *a, const void *b, void *arg)
+{
+	char ca[512], cb[512];
+	const char *const *uris = arg;
+
+	ldpool_canonical(uris[*(const size_t *)a], ca, sizeof(ca));
+	ldpool_canonical(uris[*(const size_t *)b], cb, sizeof(cb));
+	return strcmp(ca, cb);
+}
+
+void
+ldpool_order(size_t n, const char *const *uris, size_t *order)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof(*order), by_canonical, (void *)uris);
+}
+
+static const char **
+uris_of(void)
+{
+	static const char *u[CFG_PROVIDERS_MAX];
+	size_t i;
+
+	for (i = 0; i < nprov; i++)
+		u[i] = prov[i].uri;
+	return u;
 }
 
 int
@@ -76,6 +142,7 @@ ldpool_init(const struct cfg *c, int n)
 		nprov++;
 	}
 	free(copy);
+	ldpool_order(nprov, (const char *const *)uris_of(), canon);
 	if (nprov == 0 || (out_ld = calloc((size_t)size, sizeof(*out_ld))) == NULL ||
 	    (out_p = calloc((size_t)size, sizeof(*out_p))) == NULL)
 		return -1;
@@ -250,7 +317,9 @@ ldpool_get_home(const char *key, LDAP **ld, struct err *e)
 	pthread_mutex_unlock(&lock);
 	h = home_of(key);
 	for (k = 0; k < nprov; k++) {
-		p = (h + k) % nprov;
+		/* an account's: from its home on, in canonical order; admin
+		 * writes (no key): this privd's own order */
+		p = key ? canon[(h + k) % nprov] : k;
 		if (now < atomic_load(&prov[p].down_until))
 			continue;
 		if (atomic_load(&prov[p].recovering)) {
@@ -356,5 +425,5 @@ ldpool_is_home(LDAP *ld, const char *key)
 			break;
 		}
 	pthread_mutex_unlock(&lock);
-	return p >= 0 && (size_t)p == home_of(key);
+	return p >= 0 && (size_t)p == canon[home_of(key)];
 }

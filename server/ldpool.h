@@ -37,4 +37,11 @@ void ldpool_put(LDAP *ld, int broken);
 size_t ldpool_providers(void);
 void ldpool_provider(size_t i, const char **uri, unsigned long long *taken, int *down);
 
+/* uri as every privd should name a provider (lower case, port written
+ * out, no path) into out. */
+void ldpool_canonical(const char *uri, char *out, size_t n);
+/* order[0..n-1]: the indexes of uris in canonical order, the order homes
+ * are counted in. */
+void ldpool_order(size_t n, const char *const *uris, size_t *order);
+
 #endif

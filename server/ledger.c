@@ -435,6 +435,51 @@ struct walk {
 	struct err *e;
 };
 
+/*
+ * The segments above privSegments: a move that has not committed copies
+ * entries that stay in the window. An entry in such a segment and not in
+ * the window is in no ledger the counters were checked against: it is
+ * counted now, and named (replication that lost a window's values, or a
+ * move half undone, leaves this).
+ */
+static void
+above(struct walk *w, struct check *k, const char *dn, long long nseg, char **win)
+{
+	struct arch_seg *segs = NULL;
+	struct strmap inwin;
+	size_t i, j, extra;
+	char **vals;
+
+	if (arch_uncommitted(w->seg_ld, w->c, dn, nseg, &segs, &i, w->e) != 0) {
+		fault(k, "segments above %lld: %s", nseg, w->e->msg);
+		memset(w->e, 0, sizeof(*w->e));
+		return;
+	}
+	strmap_init(&inwin);
+	for (j = 0; win[j]; j++)
+		strmap_put(&inwin, win[j], win[j], NULL);
+	while (i-- > 0) {
+		if ((vals = strv_new(0)) == NULL ||
+		    arch_read(w->seg_ld, w->c, dn, segs[i].k, &vals, w->e) < 0) {
+			fault(k, "segment %lld: %s", segs[i].k, w->e->code ? w->e->msg : "unreadable");
+			memset(w->e, 0, sizeof(*w->e));
+			strv_free(vals);
+			continue;
+		}
+		for (j = 0, extra = 0; vals[j]; j++)
+			if (strmap_get(&inwin, vals[j]) == NULL) {
+				feed(k, vals[j]);
+				extra++;
+			}
+		if (extra > 0)
+			fault(k, "segment %lld, above privSegments %lld, holds %zu entr%s not in the "
+			    "window", segs[i].k, nseg, extra, extra == 1 ? "y" : "ies");
+		strv_free(vals);
+	}
+	strmap_free(&inwin);
+	free(segs);
+}
+
 /* One usage entry: its window and segments, summed, against its counters. */
 static int
 check_one(LDAP *ld, LDAPMessage *m, void *arg)
@@ -451,15 +496,14 @@ check_one(LDAP *ld, LDAPMessage *m, void *arg)
 
 	if (dn == NULL || win == NULL || holds == NULL || refunds == NULL)
 		goto done;
-	if (dn_usage(dn, w->root, uid, name) == 0)
-		snprintf(k->key, sizeof(k->key), "%s/%s", uid, name);
-	if (dn_usage(dn, w->root, uid, name) == 0 && retention_old(w->c, name, period_now())) {
+	if (dn_usage(dn, w->root, uid, name) != 0)
+		snprintf(k->key, sizeof(k->key), "%s", dn);
+	else if (retention_old(w->c, name, period_now())) {
 		/* ledger.retention removed its ledger: only the counters remain */
 		k->nretained++;
 		goto done;
-	}
-	else
-		snprintf(k->key, sizeof(k->key), "%s", dn);
+	} else
+		snprintf(k->key, sizeof(k->key), "%s/%s", uid, name);
 	k->nusage++;
 	strmap_init(&k->items);
 	k->used = k->held = k->credit = 0;
@@ -479,6 +523,7 @@ check_one(LDAP *ld, LDAPMessage *m, void *arg)
 		archived += cnt;
 	}
 	expect(k, ld, m, "privArchived", archived, "its segments hold");
+	above(w, k, dn, nseg, win);
 	judge(k, holds, refunds);
 	expect(k, ld, m, "privUsed", k->used, "the ledger sums to");
 	expect(k, ld, m, "privHeld", k->held, "the ledger sums to");

@@ -293,6 +293,33 @@ reload(const char *path)
 	cfg_free(n);
 }
 
+/* --check-config with several providers: the order homes are counted in,
+ * which every privd on them must print the same. */
+static void
+print_homes(const struct cfg *c)
+{
+	const char *uris[CFG_PROVIDERS_MAX];
+	char *copy, *tok, *save = NULL, canon[512];
+	size_t n = 0, order[CFG_PROVIDERS_MAX], i;
+
+	if (c->write_uri == NULL || (copy = strdup(c->write_uri)) == NULL)
+		return;
+	for (tok = strtok_r(copy, " ,", &save); tok && n < CFG_PROVIDERS_MAX;
+	    tok = strtok_r(NULL, " ,", &save))
+		uris[n++] = tok;
+	if (n > 1) {
+		ldpool_order(n, uris, order);
+		printf("write providers, in the order accounts' homes are counted (every privd "
+		    "on them must print the same):");
+		for (i = 0; i < n; i++) {
+			ldpool_canonical(uris[order[i]], canon, sizeof(canon));
+			printf(" %s", canon);
+		}
+		printf("\n");
+	}
+	free(copy);
+}
+
 /* privd --purge-ledgers: ledger.retention applied now, each entry said. */
 static int
 run_purge(const struct cfg *c)
@@ -445,6 +472,7 @@ main(int argc, char **argv)
 	if (check) {
 		printf("%s: OK (%zu privileges, %zu terms, %zu keys)\n", path, c->nprivs,
 		    c->nterms, c->nkeys);
+		print_homes(c);
 		rc = 0;
 		goto done;
 	}

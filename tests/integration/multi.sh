@@ -57,10 +57,14 @@ start_privd() {	# NAME LDAP_PORT: prints the HTTP port
 HA=$(start_privd a "$P1")
 HB=$(start_privd b "$P2")
 HC=$(start_privd c "$PC")
-for h in $HA $HB $HC; do
+# d names the same providers in the other order, and one by another form
+W="ldap://127.0.0.1:$P2 LDAP://127.0.0.1:$P1/"
+HD=$(start_privd d "$P2")
+W="ldap://127.0.0.1:$P1/ ldap://127.0.0.1:$P2/"
+for h in $HA $HB $HC $HD; do
 	wait_for "privd on $h" 200 curl -sf "http://127.0.0.1:$h/readyz"
 done
-UA=http://127.0.0.1:$HA UB=http://127.0.0.1:$HB UC=http://127.0.0.1:$HC
+UA=http://127.0.0.1:$HA UB=http://127.0.0.1:$HB UC=http://127.0.0.1:$HC UD=http://127.0.0.1:$HD
 
 cat > "$dir/model.yaml" <<'EOF'
 reasons: { test: { capped: {}, open: {} } }
@@ -70,12 +74,14 @@ grants:
   "test/open@": { print.pages: 1000000 }
 accounts:
   racer: [test/capped@lab]
+  racer2: [test/capped@lab]
+  racer3: [test/capped@lab]
   mover: [test/open@lab]
   watched: [test/open@lab]
 EOF
 curl -sf -H "$A" --data-binary @"$dir/model.yaml" "$UA/v1/import" > /dev/null || fail "the import failed"
 has_racer() { curl -sf -H "$R" "$1/v1/accounts/racer/privileges" > /dev/null; }
-for u in $UA $UB $UC; do wait_for "the model at $u" 100 has_racer "$u"; done
+for u in $UA $UB $UC $UD; do wait_for "the model at $u" 100 has_racer "$u"; done
 
 used_at() {	# PORT UID: privUsed of the account's print.pages usage entry on that slapd
 	ldapsearch -x -LLL -H "ldap://127.0.0.1:$1/" -D cn=admin,dc=example,dc=edu -w secret \
@@ -125,6 +131,27 @@ done
 check_ledgers
 echo "multi.sh: 20 chargers through two privd on two providers: 300 of 400 accepted, both providers hold 300, ledgers balance"
 rm -f "$dir"/st.*
+
+# --- 1b. two privd whose lists name the providers in opposite orders (and
+# forms) agree on each account's home: the limit holds, with no fault at all
+for w in a d; do
+	"$PRIVD" -c config/dev.yaml -W "$( [ $w = a ] && echo "ldap://127.0.0.1:$P1/ ldap://127.0.0.1:$P2/" ||
+		echo "ldap://127.0.0.1:$P2 LDAP://127.0.0.1:$P1/")" --check-config | grep '^write providers' > "$dir/homes.$w"
+done
+cmp -s "$dir/homes.a" "$dir/homes.d" || fail "the two lists count homes differently: $(cat "$dir"/homes.a "$dir"/homes.d)"
+for r in racer2 racer3; do
+	for i in $(seq 1 10); do
+		charger "$UA" "oa$r$i" 20 "$r" &
+		charger "$UD" "od$r$i" 20 "$r" &
+	done
+	wait
+	ok=$(cat "$dir"/st.oa* "$dir"/st.od* | grep -c '^201$' || true)
+	[ "$ok" = 300 ] || fail "400 charges of $r through privd with lists in opposite orders: $ok accepted, not 300"
+	wait_for "both providers to hold 300 for $r" 100 converged "$r" 300
+	rm -f "$dir"/st.*
+done
+check_ledgers
+echo "multi.sh: two privd with their provider lists in opposite orders: 300 of 400 accepted for each of two accounts, both providers agree, ledgers balance"
 
 # --- 2. the home provider stopped mid-stream: writes fail over
 home=$(home_of mover)

@@ -666,6 +666,23 @@ check_ledger_finds_tampering(void **state)
 	snprintf(ldif, sizeof(ldif), "dn: cn=print.pages@%s,uid=racer,ou=usage," BASE "\n"
 	    "changetype: modify\nincrement: privUsed\nprivUsed: -1\n", str(j, "period"));
 	it_ldapmodify(ldif);
+	it_check_ledger();
+	/* a segment above privSegments holding a charge the window lacks (what
+	 * a provider that lost window values looks like): counted and named */
+	snprintf(ldif, sizeof(ldif), "dn: cn=999,cn=print.pages@%s,uid=racer,ou=usage," BASE "\n"
+	    "changetype: add\nobjectClass: privLedgerSegment\ncn: 999\nprivArchived: 1\n"
+	    "privEntry: {\"id\":\"lost-1\",\"kind\":\"charge\",\"amount\":5,"
+	    "\"time\":\"20261204T000000Z\",\"actor\":\"x\"}\n", str(j, "period"));
+	it_ldapmodify(ldif);
+	snprintf(cmd, sizeof(cmd), "%s -c config/dev.yaml -L ldap://127.0.0.1:%d/ "
+	    "--check-ledger > %s/above.out 2>&1", bin, it_ldap_port, it_dir);
+	assert_int_equal(WEXITSTATUS(system(cmd)), 1);
+	it_sh("grep -q 'segment 999, above privSegments [0-9]*, holds 1 entry not in the "
+	    "window' %s/above.out && grep -q 'privUsed is [0-9]*, the ledger sums to' %s/above.out "
+	    "|| { cat %s/above.out >&2; exit 1; }", it_dir, it_dir, it_dir);
+	snprintf(ldif, sizeof(ldif), "dn: cn=999,cn=print.pages@%s,uid=racer,ou=usage," BASE "\n"
+	    "changetype: delete\n", str(j, "period"));
+	it_ldapmodify(ldif);
 	json_decref(j);
 	it_check_ledger();
 }
