@@ -15,6 +15,7 @@
 #include "retention.h"
 #include "strmap.h"
 #include "strv.h"
+#include "wop.h"
 
 int
 ledger_titles(const struct cfg *c, char **meta)
@@ -277,7 +278,7 @@ struct item {
 struct check {
 	FILE *out;
 	int faults;
-	size_t nusage, nentries, nretained;
+	size_t nusage, nentries, nretained, repaired;
 	char key[2 * DN_VAL_MAX + 2];
 	/* the usage entry being checked */
 	struct strmap items;
@@ -433,7 +434,65 @@ struct walk {
 	struct check *k;
 	LDAP *seg_ld;		/* reads segments while the paged search runs */
 	struct err *e;
+	LDAP *repair_ld;	/* --repair: counters set to their ledger here */
 };
+
+/* The assertion that attr is what was read: its value, or absent. */
+static void
+as_read(LDAP *ld, LDAPMessage *m, const char *attr, char *out, size_t n)
+{
+	char v[32];
+
+	if (ldapc_get_buf(ld, m, attr, v, sizeof(v)) == 0 && v[0])
+		snprintf(out, n, "(%s=%s)", attr, v);
+	else
+		snprintf(out, n, "(!(%s=*))", attr);
+}
+
+/*
+ * --repair: the counters that differ from their ledger set to what it sums
+ * to, in one modify asserting that all three are still what was read (a
+ * charge in between makes it refuse, and the next run looks again).
+ */
+static void
+repair(struct walk *w, struct check *k, const char *dn, LDAP *ld, LDAPMessage *m)
+{
+	static const char *const attrs[] = { "privUsed", "privHeld", "privCredit" };
+	long long want[3] = { k->used, k->held, k->credit };
+	char a[3][64], said[256] = "";
+	struct wop o;
+	size_t i;
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	o.dn = dn;
+	for (i = 0; i < 3; i++) {
+		long long have = get_ll(ld, m, attrs[i]);
+
+		as_read(ld, m, attrs[i], a[i], sizeof(a[i]));
+		if (have == want[i])
+			continue;
+		wop_mod(&o, LDAP_MOD_REPLACE, attrs[i], "%lld", want[i]);
+		snprintf(said + strlen(said), sizeof(said) - strlen(said), "%s%s %lld -> %lld",
+		    said[0] ? ", " : "", attrs[i], have, want[i]);
+	}
+	if (o.nmod == 0)
+		return;
+	if (asprintf(&o.assert, "(&%s%s%s)", a[0], a[1], a[2]) < 0) {
+		o.assert = NULL;
+		wop_free(&o);
+		return;
+	}
+	rc = wop_run(w->repair_ld, &o);
+	if (rc == LDAP_SUCCESS) {
+		fprintf(k->out, "%s: repaired: %s\n", k->key, said);
+		k->repaired++;
+	} else
+		fprintf(k->out, "%s: not repaired (%s): %s; run it again\n", k->key, said,
+		    rc == LDAP_ASSERTION_FAILED ? "it changed while it was checked" :
+		    ldap_err2string(rc));
+	wop_free(&o);
+}
 
 /*
  * The segments above privSegments: a move that has not committed copies
@@ -528,6 +587,8 @@ check_one(LDAP *ld, LDAPMessage *m, void *arg)
 	expect(k, ld, m, "privUsed", k->used, "the ledger sums to");
 	expect(k, ld, m, "privHeld", k->held, "the ledger sums to");
 	expect(k, ld, m, "privCredit", k->credit, "the ledger sums to");
+	if (w->repair_ld != NULL)
+		repair(w, k, dn, ld, m);
 	for (i = 0; i < k->items.cap; i++)
 		if (k->items.slots[i].key != NULL)
 			free(k->items.slots[i].val);
@@ -542,7 +603,8 @@ done:
 }
 
 int
-ledger_check(LDAP *ld, LDAP *seg_ld, const struct cfg *c, FILE *out, struct err *e)
+ledger_check(LDAP *ld, LDAP *seg_ld, LDAP *repair_ld, const struct cfg *c, FILE *out,
+    struct err *e)
 {
 	static char *attrs[] = { "privUsed", "privCredit", "privHeld", "privEntry",
 	    "privHold", "privRefund", "privSegments", "privArchived", NULL };
@@ -557,7 +619,7 @@ ledger_check(LDAP *ld, LDAP *seg_ld, const struct cfg *c, FILE *out, struct err 
 	k.out = out;
 	if (root == NULL)
 		return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
-	w = (struct walk){ c, root, &k, seg_ld, &se };
+	w = (struct walk){ c, root, &k, seg_ld, &se, repair_ld };
 	rc = ldapc_paged(ld, c, root, LDAP_SCOPE_SUBTREE, "(objectClass=privUsage)", attrs,
 	    100, check_one, &w, e);
 	free(root);
@@ -568,6 +630,8 @@ ledger_check(LDAP *ld, LDAP *seg_ld, const struct cfg *c, FILE *out, struct err 
 	if (k.nretained)
 		fprintf(out, "; %zu older than ledger.retention, counters only, not checked",
 		    k.nretained);
+	if (repair_ld != NULL)
+		fprintf(out, "; %zu usage entr%s repaired", k.repaired, k.repaired == 1 ? "y" : "ies");
 	fprintf(out, "\n");
 	return k.faults;
 }

@@ -47,9 +47,12 @@ void ledger_entries_free(struct ledger_entry *v, size_t n);
  * beyond its amount, each hold is open or settled once. Usage entries come
  * in pages (RFC 2696) over ld and their segments one by one over seg_ld, so
  * memory holds one usage entry's sums at a time. Writes a line per fault
- * and a summary to out; the number of faults, or -1.
+ * and a summary to out; the number of faults, or -1. With repair_ld, a
+ * usage entry whose counters differ from its ledger has them set to the
+ * ledger's sums there, in one modify asserting they are still as read.
  */
-int ledger_check(LDAP *ld, LDAP *seg_ld, const struct cfg *c, FILE *out, struct err *e);
+int ledger_check(LDAP *ld, LDAP *seg_ld, LDAP *repair_ld, const struct cfg *c, FILE *out,
+    struct err *e);
 
 /* GeneralizedTime with microseconds ("20261203063530.123456Z") of t plus
  * the current microsecond, and its RFC 3339 form. */

@@ -36,7 +36,7 @@ usage(FILE *f)
 	    "       privd [-c FILE] --check-config\n"
 	    "       privd [-c FILE] --import FILE.yaml [--dry-run]   (again: finishes an interrupted one)\n"
 	    "       privd [-c FILE] --abort-import ID\n"
-	    "       privd [-c FILE] --check-ledger\n"
+	    "       privd [-c FILE] --check-ledger [--repair]\n"
 	    "       privd [-c FILE] --purge-ledgers             (ledger.retention, now)\n"
 	    "       privd [-c FILE] --check-directory          (preflight: exit 0 ok, 1 fault, 3 unreachable)\n"
 	    "       privd [-c FILE] setup-directory [--dry-run] [--bind-dn DN --bind-password-file F]\n"
@@ -239,26 +239,30 @@ override_bind(struct cfg *c, const char *dn, const char *pwfile)
 	return c->bind_dn && c->bind_password ? 0 : -1;
 }
 
-/* privd --check-ledger: exit 0 when every counter matches its ledger. */
+/*
+ * privd --check-ledger [--repair]: exit 0 when every counter matches its
+ * ledger. With --repair, on the (first) write provider: counters that do
+ * not are set to what their ledgers say, then it checks again.
+ */
 static int
-run_check_ledger(const struct cfg *c)
+run_check_ledger(const struct cfg *c, int fix)
 {
+	int (*open_fn)(const struct cfg *, const char *, const char *, LDAP **, struct err *) =
+	    fix ? ldapc_open_write : ldapc_open;
+	LDAP *ld = NULL, *seg_ld = NULL, *wld = NULL;
 	struct err e;
-	LDAP *ld, *seg_ld;
-	int n;
+	int n = -1;
 
 	memset(&e, 0, sizeof(e));
-	if (ldapc_open(c, NULL, NULL, &ld, &e) != 0) {
-		fprintf(stderr, "privd: check-ledger: %s\n", e.msg);
-		return 3;
-	}
 	/* segments on a connection of their own: the paged search keeps its place */
-	if (ldapc_open(c, NULL, NULL, &seg_ld, &e) != 0) {
-		ldapc_close(ld);
-		fprintf(stderr, "privd: check-ledger: %s\n", e.msg);
-		return 3;
-	}
-	n = ledger_check(ld, seg_ld, c, stdout, &e);
+	if (open_fn(c, NULL, NULL, &ld, &e) != 0 || open_fn(c, NULL, NULL, &seg_ld, &e) != 0 ||
+	    (fix && open_fn(c, NULL, NULL, &wld, &e) != 0))
+		goto done;
+	n = ledger_check(ld, seg_ld, wld, c, stdout, &e);
+	if (n > 0 && fix)
+		n = ledger_check(ld, seg_ld, NULL, c, stdout, &e);
+done:
+	ldapc_close(wld);
 	ldapc_close(seg_ld);
 	ldapc_close(ld);
 	if (n < 0) {
@@ -380,6 +384,7 @@ main(int argc, char **argv)
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "check-ledger", no_argument, NULL, 'K' },
 		{ "purge-ledgers", no_argument, NULL, 'R' },
+		{ "repair", no_argument, NULL, 'F' },
 		{ "check-directory", no_argument, NULL, 'P' },
 		{ "setup-directory", no_argument, NULL, 'S' },
 		{ "directory-config", required_argument, NULL, 'G' },
@@ -397,7 +402,7 @@ main(int argc, char **argv)
 	struct dirconf_site site = { NULL, NULL };
 	int check_dir = 0, setup_dir = 0;
 	const char *offset;
-	int ch, check = 0, dry_run = 0, check_ledger = 0, purge = 0, sig, rc = 1;
+	int ch, check = 0, dry_run = 0, check_ledger = 0, purge = 0, fix = 0, sig, rc = 1;
 	struct cfg *c = NULL;
 	struct err e;
 	sigset_t set;
@@ -417,6 +422,7 @@ main(int argc, char **argv)
 		case 'n': dry_run = 1; break;
 		case 'K': check_ledger = 1; break;
 		case 'R': purge = 1; break;
+		case 'F': fix = 1; break;
 		case 'P': check_dir = 1; break;
 		case 'S': setup_dir = 1; break;
 		case 'G': dirconf_form = optarg; break;
@@ -434,7 +440,7 @@ main(int argc, char **argv)
 		setup_dir = 1;
 		optind++;
 	}
-	if (optind != argc) {
+	if (optind != argc || (fix && !check_ledger)) {
 		usage(stderr);
 		return 2;
 	}
@@ -507,7 +513,7 @@ main(int argc, char **argv)
 		goto done;
 	}
 	if (check_ledger) {
-		rc = run_check_ledger(c);
+		rc = run_check_ledger(c, fix);
 		goto done;
 	}
 	if (purge) {
