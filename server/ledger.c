@@ -283,6 +283,8 @@ struct check {
 	/* the usage entry being checked */
 	struct strmap items;
 	long long used, held, credit;
+	unsigned long long lhash;	/* the entries, in any order: a sum of their hashes */
+	struct strmap *digests;		/* key -> what a provider holds, or NULL */
 };
 
 static void __attribute__((format(printf, 2, 3)))
@@ -332,6 +334,14 @@ feed(struct check *k, const char *val)
 	struct item *it;
 
 	k->nentries++;
+	{
+		unsigned long long h = 14695981039346656037ULL;
+		const char *c;
+
+		for (c = val; *c; c++)
+			h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+		k->lhash += h;
+	}
 	if (j == NULL) {
 		fault(k, "a ledger entry is not JSON: %.60s", val);
 		return;
@@ -551,7 +561,7 @@ check_one(LDAP *ld, LDAPMessage *m, void *arg)
 	char **refunds = ldapc_get_strv(ld, m, "privRefund");
 	char **seg = NULL;
 	long long nseg = get_ll(ld, m, "privSegments"), kk, archived = 0, cnt;
-	size_t i;
+	size_t i, entries0;
 
 	if (dn == NULL || win == NULL || holds == NULL || refunds == NULL)
 		goto done;
@@ -564,8 +574,10 @@ check_one(LDAP *ld, LDAPMessage *m, void *arg)
 	} else
 		snprintf(k->key, sizeof(k->key), "%s/%s", uid, name);
 	k->nusage++;
+	entries0 = k->nentries;
 	strmap_init(&k->items);
 	k->used = k->held = k->credit = 0;
+	k->lhash = 0;
 	for (i = 0; win[i]; i++)
 		feed(k, win[i]);
 	for (kk = 1; kk <= nseg; kk++) {
@@ -589,6 +601,27 @@ check_one(LDAP *ld, LDAPMessage *m, void *arg)
 	expect(k, ld, m, "privCredit", k->credit, "the ledger sums to");
 	if (w->repair_ld != NULL)
 		repair(w, k, dn, ld, m);
+	if (k->digests != NULL) {
+		char *d = NULL, *key = strdup(k->key);
+
+		if (key == NULL || asprintf(&d, "privUsed %lld, privHeld %lld, privCredit %lld, "
+		    "%zu ledger entries #%016llx", get_ll(ld, m, "privUsed"), get_ll(ld, m, "privHeld"),
+		    get_ll(ld, m, "privCredit"), k->nentries - entries0, k->lhash) < 0) {
+			free(key);
+			fault(k, "out of memory");
+		} else {
+			int failed = 0;
+
+			if (strmap_get(k->digests, key) == NULL)
+				strmap_put(k->digests, key, d, &failed);
+			else
+				failed = 1;	/* one usage entry, one key: never twice */
+			if (failed) {
+				free(key);
+				free(d);
+			}
+		}
+	}
 	for (i = 0; i < k->items.cap; i++)
 		if (k->items.slots[i].key != NULL)
 			free(k->items.slots[i].val);
@@ -604,7 +637,7 @@ done:
 
 int
 ledger_check(LDAP *ld, LDAP *seg_ld, LDAP *repair_ld, const struct cfg *c, FILE *out,
-    struct err *e)
+    struct strmap *digests, struct err *e)
 {
 	static char *attrs[] = { "privUsed", "privCredit", "privHeld", "privEntry",
 	    "privHold", "privRefund", "privSegments", "privArchived", NULL };
@@ -617,6 +650,7 @@ ledger_check(LDAP *ld, LDAP *seg_ld, LDAP *repair_ld, const struct cfg *c, FILE 
 	memset(&k, 0, sizeof(k));
 	memset(&se, 0, sizeof(se));
 	k.out = out;
+	k.digests = digests;
 	if (root == NULL)
 		return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
 	w = (struct walk){ c, root, &k, seg_ld, &se, repair_ld };
@@ -634,4 +668,48 @@ ledger_check(LDAP *ld, LDAP *seg_ld, LDAP *repair_ld, const struct cfg *c, FILE 
 		fprintf(out, "; %zu usage entr%s repaired", k.repaired, k.repaired == 1 ? "y" : "ies");
 	fprintf(out, "\n");
 	return k.faults;
+}
+
+/* Keys of a that b lacks or holds otherwise, each said; how many. */
+static int
+differ(const char *an, struct strmap *a, const char *bn, struct strmap *b, int both, FILE *out)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < a->cap; i++) {
+		const char *key = a->slots[i].key, *theirs;
+
+		if (key == NULL)
+			continue;
+		if ((theirs = strmap_get(b, key)) == NULL) {
+			fprintf(out, "%s: on %s (%s), not on %s\n", key, an,
+			    (const char *)a->slots[i].val, bn);
+			n++;
+		} else if (both && strcmp(theirs, a->slots[i].val) != 0) {
+			fprintf(out, "%s: %s holds %s; %s holds %s\n", key, an,
+			    (const char *)a->slots[i].val, bn, theirs);
+			n++;
+		}
+	}
+	return n;
+}
+
+int
+ledger_compare(const char *an, struct strmap *a, const char *bn, struct strmap *b, FILE *out)
+{
+	return differ(an, a, bn, b, 1, out) + differ(bn, b, an, a, 0, out);
+}
+
+void
+ledger_digests_free(struct strmap *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->cap; i++)
+		if (m->slots[i].key != NULL) {
+			free((char *)m->slots[i].key);
+			free(m->slots[i].val);
+		}
+	strmap_free(m);
 }

@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "err.h"
+#include "strmap.h"
 
 /*
  * The ledger of a usage entry is its privEntry values, one JSON object
@@ -52,7 +53,18 @@ void ledger_entries_free(struct ledger_entry *v, size_t n);
  * ledger's sums there, in one modify asserting they are still as read.
  */
 int ledger_check(LDAP *ld, LDAP *seg_ld, LDAP *repair_ld, const struct cfg *c, FILE *out,
-    struct err *e);
+    struct strmap *digests, struct err *e);
+
+/*
+ * digests (when not NULL, an initialised strmap) gets, per usage entry
+ * ("uid/name"), what this directory holds of it: its counters and its
+ * ledger entries (their number and an order-free hash). Two providers'
+ * digests compared name every entry one lacks or holds otherwise; the
+ * number of differences. ledger_digests_free frees keys and values.
+ */
+int ledger_compare(const char *an, struct strmap *a, const char *bn, struct strmap *b,
+    FILE *out);
+void ledger_digests_free(struct strmap *m);
 
 /* GeneralizedTime with microseconds ("20261203063530.123456Z") of t plus
  * the current microsecond, and its RFC 3339 form. */

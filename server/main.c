@@ -239,37 +239,95 @@ override_bind(struct cfg *c, const char *dn, const char *pwfile)
 	return c->bind_dn && c->bind_password ? 0 : -1;
 }
 
-/*
- * privd --check-ledger [--repair]: exit 0 when every counter matches its
- * ledger. With --repair, on the (first) write provider: counters that do
- * not are set to what their ledgers say, then it checks again.
- */
-static int
-run_check_ledger(const struct cfg *c, int fix)
+/* The providers of ldap.write_uri, in this privd's order; how many. */
+static size_t
+providers(const struct cfg *c, char *copy, const char **uris)
 {
-	int (*open_fn)(const struct cfg *, const char *, const char *, LDAP **, struct err *) =
-	    fix ? ldapc_open_write : ldapc_open;
+	char *tok, *save = NULL;
+	size_t n = 0;
+
+	for (tok = strtok_r(copy, " ,", &save); tok && n < CFG_PROVIDERS_MAX;
+	    tok = strtok_r(NULL, " ,", &save))
+		uris[n++] = tok;
+	(void)c;
+	return n;
+}
+
+/* One directory's check: a usage entry per line that is wrong, then a
+ * summary; the faults, or -1 with e. */
+static int
+check_one_directory(const struct cfg *c, const char *uri, int fix, struct strmap *digests,
+    struct err *e)
+{
 	LDAP *ld = NULL, *seg_ld = NULL, *wld = NULL;
-	struct err e;
 	int n = -1;
 
-	memset(&e, 0, sizeof(e));
 	/* segments on a connection of their own: the paged search keeps its place */
-	if (open_fn(c, NULL, NULL, &ld, &e) != 0 || open_fn(c, NULL, NULL, &seg_ld, &e) != 0 ||
-	    (fix && open_fn(c, NULL, NULL, &wld, &e) != 0))
+	if (uri != NULL) {
+		if (ldapc_open_uri(c, uri, &ld, e) != 0 || ldapc_open_uri(c, uri, &seg_ld, e) != 0)
+			goto done;
+	} else if ((fix ? ldapc_open_write : ldapc_open)(c, NULL, NULL, &ld, e) != 0 ||
+	    (fix ? ldapc_open_write : ldapc_open)(c, NULL, NULL, &seg_ld, e) != 0 ||
+	    (fix && ldapc_open_write(c, NULL, NULL, &wld, e) != 0))
 		goto done;
-	n = ledger_check(ld, seg_ld, wld, c, stdout, &e);
+	n = ledger_check(ld, seg_ld, wld, c, stdout, digests, e);
 	if (n > 0 && fix)
-		n = ledger_check(ld, seg_ld, NULL, c, stdout, &e);
+		n = ledger_check(ld, seg_ld, NULL, c, stdout, NULL, e);
 done:
 	ldapc_close(wld);
 	ldapc_close(seg_ld);
 	ldapc_close(ld);
-	if (n < 0) {
-		fprintf(stderr, "privd: check-ledger: %s\n", e.msg);
-		return 3;
+	return n;
+}
+
+/*
+ * privd --check-ledger [--repair]: exit 0 when every counter matches its
+ * ledger. With several providers in ldap.write_uri, each is checked and
+ * then compared with the first: every usage entry one lacks, or holds with
+ * other counters or another ledger, is named. With --repair, on the first
+ * write provider: counters that differ from their ledgers are set to what
+ * the ledgers say, then it checks again.
+ */
+static int
+run_check_ledger(const struct cfg *c, int fix)
+{
+	const char *uris[CFG_PROVIDERS_MAX];
+	struct strmap d[CFG_PROVIDERS_MAX];
+	char *copy = c->write_uri && !fix ? strdup(c->write_uri) : NULL;
+	size_t np = copy ? providers(c, copy, uris) : 0, i;
+	int n = 0, rc = 0, down = 0;
+	struct err e;
+
+	memset(&e, 0, sizeof(e));
+	if (np < 2) {
+		n = check_one_directory(c, NULL, fix, NULL, &e);
+		free(copy);
+		if (n < 0) {
+			fprintf(stderr, "privd: check-ledger: %s\n", e.msg);
+			return 3;
+		}
+		return n == 0 ? 0 : 1;
 	}
-	return n == 0 ? 0 : 1;
+	for (i = 0; i < np; i++) {
+		strmap_init(&d[i]);
+		printf("provider %s:\n", uris[i]);
+		memset(&e, 0, sizeof(e));
+		if ((n = check_one_directory(c, uris[i], 0, &d[i], &e)) < 0) {
+			fprintf(stderr, "privd: check-ledger: %s: %s\n", uris[i], e.msg);
+			down = 1;
+		} else
+			rc += n;
+	}
+	for (i = 1; i < np && !down; i++) {
+		n = ledger_compare(uris[0], &d[0], uris[i], &d[i], stdout);
+		printf("%s: %s and %s %s (%d difference%s)\n", n ? "FAILED" : "ok", uris[0], uris[i],
+		    n ? "differ" : "agree", n, n == 1 ? "" : "s");
+		rc += n;
+	}
+	for (i = 0; i < np; i++)
+		ledger_digests_free(&d[i]);
+	free(copy);
+	return down ? 3 : rc == 0 ? 0 : 1;
 }
 
 /*

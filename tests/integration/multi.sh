@@ -153,6 +153,7 @@ done
 check_ledgers
 echo "multi.sh: two privd with their provider lists in opposite orders: 300 of 400 accepted for each of two accounts, both providers agree, ledgers balance"
 
+
 # --- 2. the home provider stopped mid-stream: writes fail over
 home=$(home_of mover)
 if [ "$home" = "$P1" ]; then hdir=$dir/mp/1; else hdir=$dir/mp/2; fi
@@ -260,3 +261,33 @@ p50=$(sort -n "$dir/lag" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] 
 awk -v p="$p99" 'BEGIN { exit !(p <= 100) }' ||
 	fail "the consumer shows charges after p99 $p99 ms (p50 $p50), not within 100 ms"
 echo "multi.sh: a delta-syncrepl consumer's privd shows each charge after p50 $p50 ms, p99 $p99 ms"
+
+# --- 5. the providers compared (last: it changes a provider behind
+# replication's back): agreeing, then one changed behind
+# replication's back (slapmodify on its stopped database), named, repaired
+BOTH="ldap://127.0.0.1:$P1/ ldap://127.0.0.1:$P2/"
+"$PRIVD" -c config/dev.yaml -W "$BOTH" --check-ledger > "$dir/cmp.out" 2>&1 ||
+	fail "the providers do not agree: $(cat "$dir/cmp.out")"
+grep -q "^ok: ldap://127.0.0.1:$P1/ and ldap://127.0.0.1:$P2/ agree" "$dir/cmp.out" || fail "no comparison: $(cat "$dir/cmp.out")"
+period=$(curl -sf -H "$R" "$UA/v1/accounts/racer3/quotas/print.pages" | jq -r .period)
+deploy/slapd-dev.sh stop "$dir/mp/2"
+printf 'dn: cn=print.pages@%s,uid=racer3,ou=usage,ou=privileges,dc=example,dc=edu\nchangetype: modify\nreplace: privUsed\nprivUsed: 301\n' \
+	"$period" > "$dir/bump.ldif"
+/usr/sbin/slapmodify -f "$dir/mp/2/slapd.conf" -b dc=example,dc=edu -l "$dir/bump.ldif" > "$dir/slapmodify.log" 2>&1 ||
+	fail "slapmodify: $(cat "$dir/slapmodify.log")"
+deploy/slapd-dev.sh restart "$dir/mp/2" || fail "provider 2 did not restart"
+set +e
+"$PRIVD" -c config/dev.yaml -W "$BOTH" --check-ledger > "$dir/cmp.out" 2>&1
+rc=$?
+set -e
+[ "$rc" = 1 ] || fail "a diverged provider passed the comparison ($rc): $(cat "$dir/cmp.out")"
+grep -q "^racer3/print.pages@$period: ldap://127.0.0.1:$P1/ holds privUsed 300, .*; ldap://127.0.0.1:$P2/ holds privUsed 301," "$dir/cmp.out" ||
+	fail "the difference was not named: $(cat "$dir/cmp.out")"
+# --repair on provider 2 sets its counter back to what its ledger says
+"$PRIVD" -c config/dev.yaml -W "ldap://127.0.0.1:$P2/" --check-ledger --repair > "$dir/repair.out" 2>&1 ||
+	fail "--repair on provider 2 failed: $(cat "$dir/repair.out")"
+grep -q "^racer3/print.pages@$period: repaired: privUsed 301 -> 300" "$dir/repair.out" || fail "no repair said: $(cat "$dir/repair.out")"
+wait_for "both providers to hold 300 for racer3 again" 100 converged racer3 300
+"$PRIVD" -c config/dev.yaml -W "$BOTH" --check-ledger > "$dir/cmp.out" 2>&1 ||
+	fail "the providers do not agree after the repair: $(cat "$dir/cmp.out")"
+echo "multi.sh: --check-ledger compares the providers: agreeing, then a counter changed on one named, repaired, agreeing"
