@@ -182,7 +182,8 @@ install: all
 		config/demo.yaml $(DESTDIR)$(DATADIR)/
 	install -d $(DESTDIR)$(DATADIR)/web
 	install -m 644 web/index.html web/app.js web/style.css $(DESTDIR)$(DATADIR)/web/
-	install -m 644 README.md doc/model.md $(DESTDIR)$(DOCDIR)/
+	install -m 644 README.md doc/model.md doc/api.md doc/quotas.md doc/imports.md doc/privctl.md \
+		doc/web.md doc/security.md doc/operating.md $(DESTDIR)$(DOCDIR)/
 	install -m 644 deploy/README.md $(DESTDIR)$(DOCDIR)/DEPLOY.md
 	install -m 644 deploy/cups/README.md $(DESTDIR)$(DOCDIR)/CUPS.md
 	install -m 644 deploy/cups/cups.yaml $(DESTDIR)$(DATADIR)/cups.yaml
