@@ -44,16 +44,23 @@ auth_bearer(const struct cfg *c, const char *header)
 }
 
 void
-auth_hash_hex(const char *key, char out[65])
+auth_hex(const unsigned char *d, size_t n, char *out)
 {
 	static const char hex[] = "0123456789abcdef";
-	unsigned char d[SHA256_DIGEST_SIZE];
-	int i;
+	size_t i;
 
-	hash(key, strlen(key), d);
-	for (i = 0; i < SHA256_DIGEST_SIZE; i++) {
+	for (i = 0; i < n; i++) {
 		out[2 * i] = hex[d[i] >> 4];
 		out[2 * i + 1] = hex[d[i] & 15];
 	}
-	out[64] = '\0';
+	out[2 * n] = '\0';
+}
+
+void
+auth_hash_hex(const char *key, char out[65])
+{
+	unsigned char d[SHA256_DIGEST_SIZE];
+
+	hash(key, strlen(key), d);
+	auth_hex(d, SHA256_DIGEST_SIZE, out);
 }

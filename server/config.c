@@ -7,6 +7,7 @@
 
 #include <ldap.h>
 
+#include "auth.h"
 #include "config.h"
 #include "path.h"
 #include "ydoc.h"
@@ -23,8 +24,9 @@ struct ctx {
 };
 
 /*
- * The secrets this repository publishes (config/dev.yaml, the README): anyone can sign a token or call with them, so a
- * configuration holding one is refused unless it says development: true,
+ * The secrets this repository publishes (config/dev.yaml, the README):
+ * anyone can sign a token or call with them, so a configuration holding
+ * one is refused unless it says development: true,
  * which in turn is only allowed on a loopback address.
  */
 static const char *const dev_key_hashes[] = {
@@ -898,6 +900,7 @@ static int
 parse_keys(struct ctx *x, const yaml_node_t *s)
 {
 	size_t n, i;
+	char hex[65];
 
 	if (!ydoc_is_seq(s))
 		return bad(x, s, "keys", "%s: expected a list of {name, sha256, scopes}", "keys");
@@ -911,20 +914,10 @@ parse_keys(struct ctx *x, const yaml_node_t *s)
 
 		if (parse_key(x, m, k) != 0)
 			return -1;
-		{
-			static const char digits[] = "0123456789abcdef";
-			char hex[65];
-			size_t j;
-
-			for (j = 0; j < 32; j++) {
-				hex[2 * j] = digits[k->sha256[j] >> 4];
-				hex[2 * j + 1] = digits[k->sha256[j] & 15];
-			}
-			hex[64] = '\0';
-			for (j = 0; j < sizeof(dev_key_hashes) / sizeof(dev_key_hashes[0]); j++)
-				if (strcmp(hex, dev_key_hashes[j]) == 0)
-					dev_secret(x, m, "keys");
-		}
+		auth_hex(k->sha256, sizeof(k->sha256), hex);
+		for (i = 0; i < sizeof(dev_key_hashes) / sizeof(dev_key_hashes[0]); i++)
+			if (strcmp(hex, dev_key_hashes[i]) == 0)
+				dev_secret(x, m, "keys");
 		for (i = 0; i + 1 < x->c->nkeys; i++)
 			if (strcmp(x->c->keys[i].name, k->name) == 0)
 				return bad(x, m, k->name, "key name %s is given twice", k->name);

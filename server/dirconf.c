@@ -101,12 +101,10 @@ acl(const struct cfg *c, const struct dirconf_site *s, int i, char *out, size_t 
 		    base, who, s->admins, self);
 		break;
 	case 1:
-		snprintf(out, n, "to dn.subtree=\"ou=usage,%s\" by dn.exact=\"%s\" write "
-		    "by group.exact=\"%s\" write by * none", c->base_dn, who, s->admins);
-		break;
 	case 2:
-		snprintf(out, n, "to dn.subtree=\"ou=imports,%s\" by dn.exact=\"%s\" write "
-		    "by group.exact=\"%s\" write by * none", c->base_dn, who, s->admins);
+		snprintf(out, n, "to dn.subtree=\"%s,%s\" by dn.exact=\"%s\" write "
+		    "by group.exact=\"%s\" write by * none", i == 1 ? "ou=usage" : "ou=imports",
+		    c->base_dn, who, s->admins);
 		break;
 	case 3:
 		snprintf(out, n, "to dn.subtree=\"%s\" by dn.exact=\"%s\" write "

@@ -664,24 +664,6 @@ ambiguous_framing(struct MHD_Connection *conn)
 }
 
 static enum MHD_Result
-answer_close(struct MHD_Connection *conn, struct req *r, int status, const char *json)
-{
-	struct MHD_Response *resp = MHD_create_response_from_buffer(strlen(json),
-	    (void *)json, MHD_RESPMEM_MUST_COPY);
-	enum MHD_Result ret;
-
-	(void)r;
-	if (resp == NULL)
-		return MHD_NO;
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
-	r->status = status;
-	ret = MHD_queue_response(conn, (unsigned)status, resp);
-	MHD_destroy_response(resp);
-	return ret;
-}
-
-static enum MHD_Result
 on_request(void *cls, struct MHD_Connection *conn, const char *url,
     const char *method, const char *version, const char *upload_data,
     size_t *upload_data_size, void **con_cls)
@@ -706,12 +688,10 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
 		cx->route = ROUTE_NONE;
 		*con_cls = cx;
 		if ((why = ambiguous_framing(conn)) != NULL) {
-			char msg[200];
-
-			snprintf(msg, sizeof(msg), "{\"error\":\"bad_framing\",\"message\":"
-			    "\"the request has %s: its body cannot be framed one way\"}\n", why);
+			/* answered before the body is read: MHD then closes */
 			conns_busy(conn);
-			ret = answer_close(conn, &r, 400, msg);
+			ret = http_error(&r, 400, "bad_framing", NULL,
+			    "the request has %s: its body cannot be framed one way", why);
 			cx->status = r.status;
 			snprintf(cx->addr, sizeof(cx->addr), "%s", http_addr(&r));
 			return ret;

@@ -106,43 +106,44 @@ ldpool_order(size_t n, const char *const *uris, size_t *order)
 	qsort_r(order, n, sizeof(*order), by_canonical, (void *)uris);
 }
 
-static const char **
-uris_of(void)
+size_t
+ldpool_split(char *list, const char **uris)
 {
-	static const char *u[CFG_PROVIDERS_MAX];
-	size_t i;
+	char *tok, *save = NULL;
+	size_t n = 0;
 
-	for (i = 0; i < nprov; i++)
-		u[i] = prov[i].uri;
-	return u;
+	/* libldap's own list form: URIs separated by spaces or commas */
+	for (tok = strtok_r(list, " ,", &save); tok && n < CFG_PROVIDERS_MAX;
+	    tok = strtok_r(NULL, " ,", &save))
+		uris[n++] = tok;
+	return n;
 }
 
 int
 ldpool_init(const struct cfg *c, int n)
 {
-	const char *list = c->write_uri ? c->write_uri : c->ldap_uri;
-	char *copy = strdup(list), *tok, *save = NULL;
+	const char *list = c->write_uri ? c->write_uri : c->ldap_uri, *uris[CFG_PROVIDERS_MAX];
+	char *copy = strdup(list);
+	size_t i, nu;
 
 	cfg = c;
 	size = n < 1 ? 1 : n;
 	nprov = 0;
 	if (copy == NULL)
 		return -1;
-	/* libldap's own list form: URIs separated by spaces or commas */
-	for (tok = strtok_r(copy, " ,", &save); tok && nprov < CFG_PROVIDERS_MAX;
-	    tok = strtok_r(NULL, " ,", &save)) {
+	nu = ldpool_split(copy, uris);
+	for (i = 0; i < nu; i++, nprov++) {
 		struct provider *p = &prov[nprov];
 
 		memset(p, 0, sizeof(*p));
-		if ((p->uri = strdup(tok)) == NULL ||
+		if ((p->uri = strdup(uris[i])) == NULL ||
 		    (p->idle = calloc((size_t)size, sizeof(*p->idle))) == NULL) {
 			free(copy);
 			return -1;
 		}
-		nprov++;
 	}
+	ldpool_order(nu, uris, canon);
 	free(copy);
-	ldpool_order(nprov, (const char *const *)uris_of(), canon);
 	if (nprov == 0 || (out_ld = calloc((size_t)size, sizeof(*out_ld))) == NULL ||
 	    (out_p = calloc((size_t)size, sizeof(*out_p))) == NULL)
 		return -1;

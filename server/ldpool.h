@@ -37,6 +37,9 @@ void ldpool_put(LDAP *ld, int broken);
 size_t ldpool_providers(void);
 void ldpool_provider(size_t i, const char **uri, unsigned long long *taken, int *down);
 
+/* Splits a list of URIs (libldap's form: spaces or commas) in place into
+ * uris, at most CFG_PROVIDERS_MAX; how many. */
+size_t ldpool_split(char *list, const char **uris);
 /* uri as every privd should name a provider (lower case, port written
  * out, no path) into out. */
 void ldpool_canonical(const char *uri, char *out, size_t n);

@@ -8,6 +8,7 @@
 #include <nettle/sha2.h>
 
 #include "archive.h"
+#include "auth.h"
 #include "dn.h"
 #include "ldapconn.h"
 #include "ledger.h"
@@ -20,13 +21,11 @@
 int
 ledger_titles(const struct cfg *c, char **meta)
 {
-	static const char digits[] = "0123456789abcdef";
 	unsigned char d[SHA256_DIGEST_SIZE];
 	struct sha256_ctx h;
 	json_t *m, *t;
 	char hex[7 + 16 + 1];
 	char *out;
-	int i;
 
 	if (*meta == NULL || c->ledger_titles == CFG_TITLES_KEEP ||
 	    (m = json_loads(*meta, 0, NULL)) == NULL)
@@ -44,11 +43,7 @@ ledger_titles(const struct cfg *c, char **meta)
 		sha256_update(&h, json_string_length(t), (const uint8_t *)json_string_value(t));
 		sha256_digest(&h, sizeof(d), d);
 		memcpy(hex, "sha256:", 7);
-		for (i = 0; i < 8; i++) {
-			hex[7 + 2 * i] = digits[d[i] >> 4];
-			hex[7 + 2 * i + 1] = digits[d[i] & 15];
-		}
-		hex[7 + 16] = '\0';
+		auth_hex(d, 8, hex + 7);
 		json_object_set_new(m, "title", json_string(hex));
 	}
 	out = json_dumps(m, JSON_COMPACT | JSON_SORT_KEYS);

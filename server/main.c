@@ -239,20 +239,6 @@ override_bind(struct cfg *c, const char *dn, const char *pwfile)
 	return c->bind_dn && c->bind_password ? 0 : -1;
 }
 
-/* The providers of ldap.write_uri, in this privd's order; how many. */
-static size_t
-providers(const struct cfg *c, char *copy, const char **uris)
-{
-	char *tok, *save = NULL;
-	size_t n = 0;
-
-	for (tok = strtok_r(copy, " ,", &save); tok && n < CFG_PROVIDERS_MAX;
-	    tok = strtok_r(NULL, " ,", &save))
-		uris[n++] = tok;
-	(void)c;
-	return n;
-}
-
 /* One directory's check: a usage entry per line that is wrong, then a
  * summary; the faults, or -1 with e. */
 static int
@@ -294,7 +280,7 @@ run_check_ledger(const struct cfg *c, int fix)
 	const char *uris[CFG_PROVIDERS_MAX];
 	struct strmap d[CFG_PROVIDERS_MAX];
 	char *copy = c->write_uri && !fix ? strdup(c->write_uri) : NULL;
-	size_t np = copy ? providers(c, copy, uris) : 0, i;
+	size_t np = copy ? ldpool_split(copy, uris) : 0, i;
 	int n = 0, rc = 0, down = 0;
 	struct err e;
 
@@ -361,15 +347,12 @@ static void
 print_homes(const struct cfg *c)
 {
 	const char *uris[CFG_PROVIDERS_MAX];
-	char *copy, *tok, *save = NULL, canon[512];
-	size_t n = 0, order[CFG_PROVIDERS_MAX], i;
+	char *copy, canon[512];
+	size_t n, order[CFG_PROVIDERS_MAX], i;
 
 	if (c->write_uri == NULL || (copy = strdup(c->write_uri)) == NULL)
 		return;
-	for (tok = strtok_r(copy, " ,", &save); tok && n < CFG_PROVIDERS_MAX;
-	    tok = strtok_r(NULL, " ,", &save))
-		uris[n++] = tok;
-	if (n > 1) {
+	if ((n = ldpool_split(copy, uris)) > 1) {
 		ldpool_order(n, uris, order);
 		printf("write providers, in the order accounts' homes are counted (every privd "
 		    "on them must print the same):");

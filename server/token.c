@@ -8,6 +8,7 @@
 #include <nettle/hmac.h>
 #include <nettle/memops.h>
 
+#include "auth.h"
 #include "path.h"
 #include "token.h"
 
@@ -85,19 +86,13 @@ key_of(const struct cfg *c)
 static void
 sign(const char *key, const char *msg, size_t len, char hex[2 * SHA256_DIGEST_SIZE + 1])
 {
-	static const char digits[] = "0123456789abcdef";
 	unsigned char d[SHA256_DIGEST_SIZE];
 	struct hmac_sha256_ctx ctx;
-	int i;
 
 	hmac_sha256_set_key(&ctx, strlen(key), (const uint8_t *)key);
 	hmac_sha256_update(&ctx, len, (const uint8_t *)msg);
 	hmac_sha256_digest(&ctx, SHA256_DIGEST_SIZE, d);
-	for (i = 0; i < SHA256_DIGEST_SIZE; i++) {
-		hex[2 * i] = digits[d[i] >> 4];
-		hex[2 * i + 1] = digits[d[i] & 15];
-	}
-	hex[2 * SHA256_DIGEST_SIZE] = '\0';
+	auth_hex(d, SHA256_DIGEST_SIZE, hex);
 }
 
 int
