@@ -369,7 +369,6 @@ print_homes(const struct cfg *c)
 static int
 run_purge(const struct cfg *c)
 {
-	LDAP *ld = NULL, *wld = NULL;
 	struct err e;
 	long n;
 
@@ -379,16 +378,7 @@ run_purge(const struct cfg *c)
 		    "is kept\n");
 		return 1;
 	}
-	if (ldapc_open_write(c, NULL, NULL, &ld, &e) != 0 ||
-	    ldapc_open_write(c, NULL, NULL, &wld, &e) != 0) {
-		ldapc_close(ld);
-		fprintf(stderr, "privd: purge-ledgers: %s\n", e.msg);
-		return 3;
-	}
-	n = retention_purge(ld, wld, c, period_now(), stdout, &e);
-	ldapc_close(wld);
-	ldapc_close(ld);
-	if (n < 0) {
+	if ((n = retention_purge(c, period_now(), stdout, &e)) < 0) {
 		fprintf(stderr, "privd: purge-ledgers: %s\n", e.msg);
 		return e.code == ERR_UNAVAILABLE ? 3 : 1;
 	}

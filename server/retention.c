@@ -155,9 +155,9 @@ done:
 	return 0;
 }
 
-long
-retention_purge(LDAP *ld, LDAP *wld, const struct cfg *c, time_t now, FILE *out,
-    struct err *e)
+/* One pass: the usage entries searched on ld, ledgers removed on wld. */
+static long
+purge(LDAP *ld, LDAP *wld, const struct cfg *c, time_t now, FILE *out, struct err *e)
 {
 	static char *attrs[] = { "privEntry", NULL };
 	char *root = dn_join("ou=usage", c->base_dn);
@@ -177,6 +177,21 @@ retention_purge(LDAP *ld, LDAP *wld, const struct cfg *c, time_t now, FILE *out,
 	return pg.purged;
 }
 
+long
+retention_purge(const struct cfg *c, time_t now, FILE *out, struct err *e)
+{
+	LDAP *ld = NULL, *wld = NULL;
+	long n = -1;
+
+	/* deletes beside the paged search, on a connection of their own */
+	if (ldapc_open_write(c, NULL, NULL, &ld, e) == 0 &&
+	    ldapc_open_write(c, NULL, NULL, &wld, e) == 0)
+		n = purge(ld, wld, c, now, out, e);
+	ldapc_close(wld);
+	ldapc_close(ld);
+	return n;
+}
+
 static struct worker pass = WORKER_INIT;
 static const struct cfg *cfg;
 
@@ -186,14 +201,11 @@ run(struct worker *w)
 	long wait_ms;
 
 	do {
-		LDAP *ld = NULL, *wld = NULL;
 		struct err e;
 		long n;
 
 		memset(&e, 0, sizeof(e));
-		if (ldapc_open_write(cfg, NULL, NULL, &ld, &e) == 0 &&
-		    ldapc_open_write(cfg, NULL, NULL, &wld, &e) == 0 &&
-		    (n = retention_purge(ld, wld, cfg, period_now(), NULL, &e)) >= 0) {
+		if ((n = retention_purge(cfg, period_now(), NULL, &e)) >= 0) {
 			if (n > 0)
 				log_info("retention: the ledgers of %ld usage entries older than %d "
 				    "periods removed, their counters kept", n, cfg->ledger_retention);
@@ -202,8 +214,6 @@ run(struct worker *w)
 			log_warn("retention: %s; trying again in an hour", e.msg);
 			wait_ms = 3600 * 1000L;
 		}
-		ldapc_close(wld);
-		ldapc_close(ld);
 	} while (!worker_sleep(w, wait_ms));
 }
 

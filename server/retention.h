@@ -9,8 +9,6 @@
 #include <stdio.h>
 #include <time.h>
 
-#include <ldap.h>
-
 #include "config.h"
 #include "err.h"
 
@@ -20,10 +18,9 @@
 int retention_old(const struct cfg *c, const char *name, time_t now);
 
 /* Removes the ledgers (privEntry and the segments below) of every old usage
- * entry, searching on ld and writing on wld, saying each on out when not
- * NULL; how many, or -1 with e. */
-long retention_purge(LDAP *ld, LDAP *wld, const struct cfg *c, time_t now, FILE *out,
-    struct err *e);
+ * entry on the (first) write provider, saying each on out when not NULL;
+ * how many, or -1 with e. */
+long retention_purge(const struct cfg *c, time_t now, FILE *out, struct err *e);
 
 /* A thread that purges at start and once a day while retention is on. */
 int retention_start(const struct cfg *c);
