@@ -477,7 +477,11 @@ repair(struct walk *w, struct check *k, const char *dn, LDAP *ld, LDAPMessage *m
 		as_read(ld, m, attrs[i], a[i], sizeof(a[i]));
 		if (have == want[i])
 			continue;
-		wop_mod(&o, LDAP_MOD_REPLACE, attrs[i], "%lld", want[i]);
+		/* a swap, not a replace: like every counter write (wop.h) */
+		if (a[i][1] == '!')
+			wop_mod(&o, LDAP_MOD_ADD, attrs[i], "%lld", want[i]);
+		else
+			wop_swap(&o, attrs[i], have, want[i]);
 		snprintf(said + strlen(said), sizeof(said) - strlen(said), "%s%s %lld -> %lld",
 		    said[0] ? ", " : "", attrs[i], have, want[i]);
 	}

@@ -22,6 +22,7 @@
 #include "archive.h"
 #include "dn.h"
 #include "ldapconn.h"
+#include "keylock.h"
 #include "ledger.h"
 #include "ldpool.h"
 #include "log.h"
@@ -30,7 +31,7 @@
 #include "strv.h"
 #include "wop.h"
 
-#define TRIES 8
+#define TRIES 16
 
 /* A usage entry as read: counters and, when asked, its multi-valued state. */
 struct ustate {
@@ -203,8 +204,8 @@ moved_out(LDAP *ld, const struct cfg *c, const char *udn, long long nseg, const 
  *
  * Only on the account's home provider: with several providers, moves
  * (which delete values and number segments) then never run on two of them
- * at once, so their replication cannot conflict. Charges can: increments
- * and new values commute. While writes fail over, the window just grows.
+ * at once, so their replication cannot conflict. While writes fail over,
+ * the window just grows.
  */
 static void
 maybe_move(LDAP *ld, const struct cfg *c, const char *uid, const char *dn, const char *key)
@@ -487,6 +488,7 @@ take(LDAP *ld, const struct quota_req *q, const char *rid, long long amount,
 		memcpy(exp_gt + 14, "Z", 2);	/* whole seconds */
 		ledger_rfc3339(exp_gt, r->expires);
 	}
+	keylock_take(t.key);
 	usage_get(t.key, &st.u);
 	credit = st.u.credit;
 	nseg = st.u.segments;
@@ -520,8 +522,8 @@ take(LDAP *ld, const struct quota_req *q, const char *rid, long long amount,
 		    "requested", amount, "expires", r->expires) :
 		    record(kind, rid, n, q->actor, q->account, q->now, metadata, "I", "requested", amount);
 		if (rec == NULL || (segs = arch_assert(nseg)) == NULL ||
-		    wop_mod(&o, LDAP_MOD_INCREMENT, "privUsed", "%lld", n) != 0 ||
-		    (ttl_s > 0 && wop_mod(&o, LDAP_MOD_INCREMENT, "privHeld", "%lld", n) != 0) ||
+		    wop_swap(&o, "privUsed", st.u.used, st.u.used + n) != 0 ||
+		    (ttl_s > 0 && wop_swap(&o, "privHeld", st.u.held, st.u.held + n) != 0) ||
 		    wop_mod(&o, LDAP_MOD_ADD, "privRequest", "%s", rid) != 0 ||
 		    wop_mod(&o, LDAP_MOD_ADD, "privEntry", "%s", rec) != 0 ||
 		    (ttl_s > 0 && wop_mod(&o, LDAP_MOD_ADD, "privHold", "%s %lld %s", rid, n,
@@ -550,6 +552,14 @@ take(LDAP *ld, const struct quota_req *q, const char *rid, long long amount,
 		case LDAP_TYPE_OR_VALUE_EXISTS:
 			/* the request id is there already */
 			goto replayed;
+		case LDAP_NO_SUCH_ATTRIBUTE:
+			/* a counter moved since it was read (another privd):
+			 * read it again */
+			if (read_state(ld, q->cfg, t.udn, t.key, 0, &st, e) != 0)
+				goto done;
+			credit = st.u.credit;
+			nseg = st.u.segments;
+			continue;
 		case LDAP_NO_SUCH_OBJECT:
 			/* first use of this quota in this period */
 			if (ensure_usage(ld, q->cfg, &t, q->uid, r->period, e) != 0)
@@ -595,6 +605,7 @@ refused:
 	r->u = st.u;
 	exceeded(q, r, e, amount);
 done:
+	keylock_give(t.key);
 	wop_free(&o);
 	free(rec);
 	free(segs);
@@ -737,7 +748,7 @@ quota_refund(LDAP *ld, const struct quota_req *q, const char *rid,
 	char *rec = NULL, *old = NULL, *segs = NULL;
 	long long charged, refunded;
 	json_t *j;
-	int attempt, rc, ret = -1, first;
+	int attempt, rc, ret = -1, first, locked = 0;
 
 	memset(r, 0, sizeof(*r));
 	memset(&o, 0, sizeof(o));
@@ -753,6 +764,8 @@ quota_refund(LDAP *ld, const struct quota_req *q, const char *rid,
 		err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
 		goto done;
 	}
+	keylock_take(t.key);
+	locked = 1;
 	for (attempt = 0; attempt < TRIES; attempt++) {
 		if ((rc = replay(q, &st, rid, "refund", amount, charge_id, r, e)) != 0) {
 			ret = rc == 1 ? 0 : -1;
@@ -785,7 +798,7 @@ quota_refund(LDAP *ld, const struct quota_req *q, const char *rid,
 		/* the first refund asserts there is no state yet: two first
 		 * refunds at once cannot both start from zero */
 		if (rec == NULL || (segs = arch_assert(st.u.segments)) == NULL ||
-		    wop_mod(&o, LDAP_MOD_INCREMENT, "privUsed", "%lld", -amount) != 0 ||
+		    wop_swap(&o, "privUsed", st.u.used, st.u.used - amount) != 0 ||
 		    wop_mod(&o, LDAP_MOD_ADD, "privRequest", "%s", rid) != 0 ||
 		    wop_mod(&o, LDAP_MOD_ADD, "privEntry", "%s", rec) != 0 ||
 		    (!first && wop_mod(&o, LDAP_MOD_DELETE, "privRefund", "%s", old) != 0) ||
@@ -821,6 +834,8 @@ quota_refund(LDAP *ld, const struct quota_req *q, const char *rid,
 	err_set(e, ERR_UNAVAILABLE, 0, NULL, "refund: gave up after %d attempts under contention",
 	    TRIES);
 done:
+	if (locked)
+		keylock_give(t.key);
 	ber_memfree(esc.bv_val);
 	wop_free(&o);
 	free(rec);
@@ -871,9 +886,9 @@ settled(const struct quota_req *q, const struct ustate *st, const char *id,
  * result code.
  */
 static int
-settle(LDAP *ld, const char *udn, const char *id, const char *holdval,
-    const char *kind, long long h, long long amount, const char *actor,
-    const char *account, time_t now, const char *metadata)
+settle(LDAP *ld, const char *udn, const struct usage_val *u, const char *id,
+    const char *holdval, const char *kind, long long h, long long amount,
+    const char *actor, const char *account, time_t now, const char *metadata)
 {
 	struct wop o;
 	char *rec = record(kind, id, amount, actor, account, now, metadata, "I", "released",
@@ -885,8 +900,8 @@ settle(LDAP *ld, const char *udn, const char *id, const char *holdval,
 	if (rec != NULL &&
 	    wop_mod(&o, LDAP_MOD_DELETE, "privHold", "%s", holdval) == 0 &&
 	    wop_mod(&o, LDAP_MOD_ADD, "privEntry", "%s", rec) == 0 &&
-	    wop_mod(&o, LDAP_MOD_INCREMENT, "privHeld", "%lld", -h) == 0 &&
-	    (h == amount || wop_mod(&o, LDAP_MOD_INCREMENT, "privUsed", "%lld", amount - h) == 0))
+	    wop_swap(&o, "privHeld", u->held, u->held - h) == 0 &&
+	    wop_swap(&o, "privUsed", u->used, u->used + amount - h) == 0)
 		rc = wop_run(ld, &o);
 	wop_free(&o);
 	free(rec);
@@ -914,7 +929,7 @@ quota_settle(LDAP *ld, const struct quota_req *q, const char *id, int release,
 	struct ustate st = { 0, { 0, 0, 0, 0, "" }, NULL, NULL, NULL };
 	char exp[32], now[32], *val, *meta = NULL;
 	long long h;
-	int attempt, rc, ret = -1;
+	int attempt, rc, ret = -1, locked = 0;
 
 	memset(r, 0, sizeof(*r));
 	if (release)
@@ -926,6 +941,8 @@ quota_settle(LDAP *ld, const struct quota_req *q, const char *id, int release,
 		goto done;
 	}
 	now_gt(q->now, now);
+	keylock_take(t.key);
+	locked = 1;
 	for (attempt = 0; attempt < TRIES; attempt++) {
 		if (find_value(st.holds, id, &h, exp, sizeof(exp), &val) != 0) {
 			ret = settled(q, &st, id, kind, amount, r, e);
@@ -938,18 +955,27 @@ quota_settle(LDAP *ld, const struct quota_req *q, const char *id, int release,
 		}
 		if (strcmp(exp, now) <= 0) {
 			/* past its TTL: release it now rather than wait for the reaper */
-			rc = settle(ld, t.udn, id, val, "expire", h, 0, "privd", NULL, q->now, NULL);
-			if (rc == LDAP_SUCCESS || rc == LDAP_NO_SUCH_ATTRIBUTE) {
+			rc = settle(ld, t.udn, &st.u, id, val, "expire", h, 0, "privd", NULL,
+			    q->now, NULL);
+			if (rc == LDAP_SUCCESS) {
 				read_state(ld, q->cfg, t.udn, t.key, 0, &st, e);
 				refuse(r, e, ERR_CONFLICT, "hold_expired", "id",
 				    "hold '%s' expired and was released", id);
-			} else
+				goto done;
+			}
+			if (rc != LDAP_NO_SUCH_ATTRIBUTE) {
 				ldapc_fail(e, rc, "expire hold");
-			goto done;
+				goto done;
+			}
+			/* expired by another, or a counter moved: look again */
+			if (load(ld, q->cfg, t.udn, t.key, id, NULL, &st, e) != 0)
+				goto done;
+			continue;
 		}
 		free(meta);
 		meta = hold_metadata(&st, id);
-		rc = settle(ld, t.udn, id, val, kind, h, amount, q->actor, q->account, q->now, meta);
+		rc = settle(ld, t.udn, &st.u, id, val, kind, h, amount, q->actor, q->account,
+		    q->now, meta);
 		if (rc == LDAP_SUCCESS) {
 			r->amount = amount;
 			r->released = h - amount;
@@ -964,12 +990,14 @@ quota_settle(LDAP *ld, const struct quota_req *q, const char *id, int release,
 			ldapc_fail(e, rc, kind);
 			goto done;
 		}
-		/* settled by someone else meanwhile: look again */
+		/* settled by someone else, or a counter moved: look again */
 		if (load(ld, q->cfg, t.udn, t.key, id, NULL, &st, e) != 0)
 			goto done;
 	}
 	err_set(e, ERR_UNAVAILABLE, 0, NULL, "%s: gave up after %d attempts", kind, TRIES);
 done:
+	if (locked)
+		keylock_give(t.key);
 	free(meta);
 	ustate_free(&st);
 	free(t.udn);
@@ -985,7 +1013,7 @@ quota_credit(LDAP *ld, const struct quota_req *q, const char *rid,
 	struct ustate st = { 0, { 0, 0, 0, 0, "" }, NULL, NULL, NULL };
 	struct wop o;
 	char *meta = NULL, *rec = NULL;
-	int attempt, rc, ret = -1;
+	int attempt, rc, ret = -1, locked = 0;
 	long long nseg;
 
 	memset(r, 0, sizeof(*r));
@@ -1002,6 +1030,8 @@ quota_credit(LDAP *ld, const struct quota_req *q, const char *rid,
 		meta = j ? json_dumps(j, JSON_COMPACT) : NULL;
 		json_decref(j);
 	}
+	keylock_take(t.key);
+	locked = 1;
 	usage_get(t.key, &st.u);
 	nseg = st.u.segments;
 	for (attempt = 0; attempt < TRIES; attempt++) {
@@ -1015,7 +1045,7 @@ quota_credit(LDAP *ld, const struct quota_req *q, const char *rid,
 		rec = record("credit", rid, amount, q->actor, NULL, q->now, meta, "I",
 		    "requested", amount);
 		if (rec == NULL || (o.assert = arch_assert(nseg)) == NULL ||
-		    wop_mod(&o, LDAP_MOD_INCREMENT, "privCredit", "%lld", amount) != 0 ||
+		    wop_swap(&o, "privCredit", st.u.credit, st.u.credit + amount) != 0 ||
 		    wop_mod(&o, LDAP_MOD_ADD, "privRequest", "%s", rid) != 0 ||
 		    wop_mod(&o, LDAP_MOD_ADD, "privEntry", "%s", rec) != 0) {
 			err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
@@ -1033,8 +1063,9 @@ quota_credit(LDAP *ld, const struct quota_req *q, const char *rid,
 		}
 		if (rc == LDAP_TYPE_OR_VALUE_EXISTS)
 			goto replayed;
-		if (rc == LDAP_ASSERTION_FAILED) {
-			/* entries moved since: look in the segments again */
+		if (rc == LDAP_ASSERTION_FAILED || rc == LDAP_NO_SUCH_ATTRIBUTE) {
+			/* entries moved since (look in the segments again), or
+			 * the credit did */
 			if (read_state(ld, q->cfg, t.udn, t.key, 0, &st, e) != 0)
 				goto done;
 			nseg = st.u.segments;
@@ -1057,6 +1088,8 @@ replayed:
 		err_set(e, ERR_INTERNAL, 0, NULL, "%s: request id '%s' is recorded "
 		    "without its ledger entry", t.key, rid);
 done:
+	if (locked)
+		keylock_give(t.key);
 	wop_free(&o);
 	free(rec);
 	free(meta);
@@ -1105,13 +1138,20 @@ quota_expire(LDAP *ld, const struct cfg *c, time_t now, int max, struct err *e)
 				log_warn("quota: expired hold %s of %s waits: %s", hid, dn, he.msg);
 				continue;
 			}
-			rc = settle(w, dn, hid, holds[i], "expire", h, 0, "privd", NULL, now, NULL);
+			snprintf(key, sizeof(key), "%s/%s", uid, name);
+			keylock_take(key);
+			/* the counters as they are now: the swap asserts them */
+			rc = read_state(w, c, dn, key, 0, &st, &he) != 0 ? LDAP_OTHER :
+			    settle(w, dn, &st.u, hid, holds[i], "expire", h, 0, "privd", NULL, now,
+			    NULL);
 			if (rc == LDAP_SUCCESS) {
 				n++;
-				snprintf(key, sizeof(key), "%s/%s", uid, name);
 				log_info("quota: hold %s of %s expired: released %lld", hid, key, h);
 				read_state(w, c, dn, key, 0, &st, e);
-			} else if (rc != LDAP_NO_SUCH_ATTRIBUTE)
+			}
+			keylock_give(key);
+			ustate_free(&st);
+			if (rc != LDAP_SUCCESS && rc != LDAP_NO_SUCH_ATTRIBUTE)
 				log_warn("quota: cannot release expired hold %s of %s: %s", hid, dn,
 				    ldap_err2string(rc));
 			if (w != ld)

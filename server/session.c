@@ -24,7 +24,7 @@
 #include "usage.h"
 #include "wop.h"
 
-#define TRIES 8
+#define TRIES 16
 
 /* The entry as read. */
 struct sstate {
@@ -150,7 +150,7 @@ find(const struct sstate *st, const char *id, struct session *s)
 
 /* Removes one session's value: the LDAP result code. */
 static int
-drop(LDAP *ld, const char *dn, const char *val, const char *id)
+drop(LDAP *ld, const char *dn, long long used, const char *val, const char *id)
 {
 	struct wop o;
 	int rc = LDAP_NO_MEMORY;
@@ -159,7 +159,7 @@ drop(LDAP *ld, const char *dn, const char *val, const char *id)
 	o.dn = dn;
 	if (wop_mod(&o, LDAP_MOD_DELETE, "privSession", "%s", val) == 0 &&
 	    wop_mod(&o, LDAP_MOD_DELETE, "privRequest", "%s", id) == 0 &&
-	    wop_mod(&o, LDAP_MOD_INCREMENT, "privUsed", "%d", -1) == 0)
+	    wop_swap(&o, "privUsed", used, used - 1) == 0)
 		rc = wop_run(ld, &o);
 	wop_free(&o);
 	return rc;
@@ -170,15 +170,17 @@ static int
 reap(LDAP *ld, const char *dn, const struct sstate *st, time_t now, const char *what)
 {
 	struct session s;
+	long long used = st->u.used;
 	size_t i;
 	int n = 0, rc;
 
 	for (i = 0; st->vals && st->vals[i]; i++) {
 		if (parse(st->vals[i], &s) != 0 || s.expires > now)
 			continue;
-		rc = drop(ld, dn, st->vals[i], s.id);
+		rc = drop(ld, dn, used, st->vals[i], s.id);
 		if (rc == LDAP_SUCCESS) {
 			n++;
+			used--;
 			log_info("session: %s of %s on %s expired%s", s.id, dn, s.host, what);
 		} else if (rc != LDAP_NO_SUCH_ATTRIBUTE)
 			log_warn("session: cannot end expired %s of %s: %s", s.id, dn,
@@ -259,7 +261,7 @@ session_open(LDAP *ld, const struct session_req *q, const char *id, const char *
 {
 	struct sstate st = { 0, { 0, 0, 0, 0, "" }, NULL };
 	struct session s;
-	char *dn, *val = NULL;
+	char *dn, *val = NULL, key[USAGE_KEY_MAX];
 	struct wop o;
 	int attempt, rc, ret = -1;
 
@@ -277,12 +279,14 @@ session_open(LDAP *ld, const struct session_req *q, const char *id, const char *
 		err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
 		goto done;
 	}
+	usage_key(key, q->uid, q->priv, SESSION_PERIOD);
+	usage_get(key, &st.u);
 	for (attempt = 0; attempt < TRIES; attempt++) {
 		wop_free(&o);
 		o.dn = dn;
 		if (q->max <= 0)
 			rc = LDAP_ASSERTION_FAILED;	/* no slot at all: no write */
-		else if (wop_mod(&o, LDAP_MOD_INCREMENT, "privUsed", "%d", 1) != 0 ||
+		else if (wop_swap(&o, "privUsed", st.u.used, st.u.used + 1) != 0 ||
 		    wop_mod(&o, LDAP_MOD_ADD, "privRequest", "%s", id) != 0 ||
 		    wop_mod(&o, LDAP_MOD_ADD, "privSession", "%s", val) != 0 ||
 		    asprintf(&o.assert, "(privUsed<=%lld)", q->max - 1) < 0) {
@@ -327,6 +331,11 @@ session_open(LDAP *ld, const struct session_req *q, const char *id, const char *
 			snprintf(e->msg, sizeof(e->msg), "%s has %lld of %lld %s open", q->uid,
 			    r->open, q->max, q->priv);
 			goto done;
+		case LDAP_NO_SUCH_ATTRIBUTE:
+			/* the count moved since it was read: read it again */
+			if (read_state(ld, q, dn, &st, e) != 0)
+				goto done;
+			continue;
 		case LDAP_NO_SUCH_OBJECT:
 			if (ensure(ld, q, dn, e) != 0)
 				goto done;
@@ -441,7 +450,7 @@ session_close(LDAP *ld, const struct session_req *q, const char *id,
 			    id, q->priv);
 			goto done;
 		}
-		rc = drop(ld, dn, v, id);
+		rc = drop(ld, dn, st.u.used, v, id);
 		if (rc == LDAP_SUCCESS) {
 			if (read_state(ld, q, dn, &st, e) != 0)
 				memset(e, 0, sizeof(*e));

@@ -45,6 +45,17 @@ wop_mod(struct wop *o, int op, const char *type, const char *fmt, ...)
 	return 0;
 }
 
+int
+wop_swap(struct wop *o, const char *type, long long old, long long new)
+{
+	if (old == new)
+		return 0;
+	if (o->nmod + 2 > WOP_MODS)
+		return -1;
+	return wop_mod(o, LDAP_MOD_DELETE, type, "%lld", old) != 0 ||
+	    wop_mod(o, LDAP_MOD_ADD, type, "%lld", new) != 0 ? -1 : 0;
+}
+
 /* Sends the modify: the LDAP result code. */
 int
 wop_run(LDAP *ld, struct wop *o)

@@ -19,6 +19,15 @@ struct wop {
 /* Adds a modification of type (op LDAP_MOD_*) with one formatted value; -1 when full. */
 int wop_mod(struct wop *o, int op, const char *type, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/*
+ * Moves counter type from old to new: a delete of the old value and an add
+ * of the new one. A counter only ever changes so, never by an increment:
+ * delta-syncrepl may deliver a provider's own modify back to it after a
+ * crash, and an increment applied twice counts twice where this finds its
+ * old value gone and changes nothing. The modify fails with
+ * LDAP_NO_SUCH_ATTRIBUTE when the counter is no longer old. -1 when full.
+ */
+int wop_swap(struct wop *o, const char *type, long long old, long long new);
 /* Sends the modify: the LDAP result code. */
 int wop_run(LDAP *ld, struct wop *o);
 /* Frees the values; o can be reused. */
