@@ -14,6 +14,9 @@
 #   slapd-dev.sh pair DIR           two providers in multi-provider replication by
 #                                   delta-syncrepl (accesslog), in DIR/1 and DIR/2;
 #                                   loads base.ldif, prints both ports
+#   slapd-dev.sh conf DIR           only write DIR/slapd.conf, for a test that
+#                                   starts slapd itself (ACCESSLOG, SERVER_ID,
+#                                   PEER, PEER_ID, PEER_HOST as `pair` sets them)
 #
 # Suffix dc=example,dc=edu, root cn=admin,dc=example,dc=edu / secret.
 # privd binds as cn=privd,dc=example,dc=edu / privd-dev-secret. The ACLs let
@@ -149,11 +152,12 @@ delta_conf() {
 	printf '  syncdata=accesslog\n'
 }
 
-# PEER (a port): the other provider of a multi-provider pair
+# PEER (a port; on PEER_HOST, loopback by default): the other provider of
+# a multi-provider pair
 peer_conf() {
 	[ -n "${PEER:-}" ] || return 0
-	printf 'syncrepl rid=%03d provider=ldap://127.0.0.1:%s/ bindmethod=simple\n' \
-		"$PEER_ID" "$PEER"
+	printf 'syncrepl rid=%03d provider=ldap://%s:%s/ bindmethod=simple\n' \
+		"$PEER_ID" "${PEER_HOST:-127.0.0.1}" "$PEER"
 	printf '  binddn="cn=admin,dc=example,dc=edu" credentials=secret\n'
 	printf '  searchbase="dc=example,dc=edu" type=refreshAndPersist retry="1 +"\n'
 	delta_conf
@@ -182,6 +186,10 @@ start_on() {
 }
 
 case $cmd in
+conf)
+	mkdir -p "$dir"
+	write_conf
+	;;
 start|start-consumer)
 	[ "$cmd" = start-consumer ] && { PROVIDER=${3:?start-consumer DIR PROVIDER_PORT}; shift; }
 	mkdir -p "$dir"

@@ -453,6 +453,10 @@ parse_ldap(struct ctx *x, const yaml_node_t *m)
 		} else if (strcmp(ks, "create_people") == 0) {
 			if (want_bool(x, v, "ldap.create_people", &x->c->create_people) != 0)
 				return -1;
+		} else if (strcmp(ks, "away_allowance") == 0) {
+			if (want_int(x, v, "ldap.away_allowance", 0, 1000000000L, &n) != 0)
+				return -1;
+			x->c->away_allowance = n;
 		} else if (strcmp(ks, "timeout") == 0) {
 			if (want_int(x, v, "ldap.timeout", 1, 300, &n) != 0)
 				return -1;

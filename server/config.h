@@ -70,6 +70,10 @@ struct cfg {
 	char *uid_attr;
 	int create_people;
 	int ldap_timeout_s;	/* one request's write or search */
+	/* with several providers: what this privd may charge one account's
+	 * quota at another provider while its home one is unreachable (0:
+	 * nothing, its charges wait, never overspending) */
+	long long away_allowance;
 	int ldap_bulk_timeout_s;	/* one write of an import (each, not all) */
 	int reconnect_max_ms;
 	int startup_timeout_s;	/* a permanent LDAP error at start: exit after this */

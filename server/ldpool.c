@@ -19,6 +19,8 @@
 
 #include "ldapconn.h"
 #include "ldpool.h"
+#include "log.h"
+#include "probe.h"
 #include "strv.h"
 
 struct provider {
@@ -34,6 +36,12 @@ struct provider {
 	 * past the limit) */
 	atomic_int recovering;
 	atomic_ullong taken;
+	int sid;		/* its server id, -1 before it answered a probe */
+	/* while recovering: the nonces written at each other provider that
+	 * it must show before it takes writes again (probe.h) */
+	atomic_uint outages;
+	unsigned probed;	/* the outage the nonces are for, 0 none */
+	char want[CFG_PROVIDERS_MAX][PROBE_NONCE];
 };
 
 static const struct cfg *cfg;
@@ -41,7 +49,12 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t freed = PTHREAD_COND_INITIALIZER;
 static struct provider prov[CFG_PROVIDERS_MAX];
 static size_t nprov;
-static size_t canon[CFG_PROVIDERS_MAX];	/* prov indexes, in canonical order */
+static size_t canon[CFG_PROVIDERS_MAX];	/* prov indexes, in the order homes count */
+/* homes count in the order of the providers' server ids once those are
+ * known: until then no account's writes go anywhere (two privd that
+ * counted in different orders would write one account at two providers) */
+static atomic_int ordered;
+static pthread_mutex_t order_lock = PTHREAD_MUTEX_INITIALIZER;
 static int size, out;		/* out: connections handed out, to any provider */
 /* which provider each handed-out connection belongs to */
 static LDAP **out_ld;
@@ -136,6 +149,7 @@ ldpool_init(const struct cfg *c, int n)
 		struct provider *p = &prov[nprov];
 
 		memset(p, 0, sizeof(*p));
+		p->sid = -1;
 		if ((p->uri = strdup(uris[i])) == NULL ||
 		    (p->idle = calloc((size_t)size, sizeof(*p->idle))) == NULL) {
 			free(copy);
@@ -143,6 +157,7 @@ ldpool_init(const struct cfg *c, int n)
 		}
 	}
 	ldpool_order(nu, uris, canon);
+	atomic_store(&ordered, nu <= 1);
 	free(copy);
 	if (nprov == 0 || (out_ld = calloc((size_t)size, sizeof(*out_ld))) == NULL ||
 	    (out_p = calloc((size_t)size, sizeof(*out_p))) == NULL)
@@ -178,8 +193,10 @@ static void
 mark_down(size_t p)
 {
 	atomic_store(&prov[p].down_until, mono_ms() + 1000);
-	if (nprov > 1)
+	if (nprov > 1) {
 		atomic_store(&prov[p].recovering, 1);
+		atomic_fetch_add(&prov[p].outages, 1);
+	}
 }
 
 /* The contextCSN values of the naming context that holds the base DN, as
@@ -217,55 +234,206 @@ done:
 	return out;
 }
 
-/* Whether ours holds, for each server id in theirs, a CSN at least as new. */
+/* The server id in a CSN ("TIME#COUNT#SID#MOD"), or -1. */
 static int
-covers(char *const *ours, char *const *theirs)
+csn_sid(const char *csn)
 {
-	size_t i, k;
+	const char *s = strchr(csn, '#');
+	unsigned v;
 
-	for (i = 0; theirs[i]; i++) {
-		const char *sid = strchr(strchr(theirs[i], '#') ? strchr(theirs[i], '#') + 1 : "", '#');
-		int ok = 0;
-
-		if (sid == NULL)
-			continue;
-		for (k = 0; ours[k] && !ok; k++) {
-			const char *osid = strchr(ours[k], '#');
-
-			osid = osid ? strchr(osid + 1, '#') : NULL;
-			ok = osid && strncmp(osid, sid, 5) == 0 && strcmp(ours[k], theirs[i]) >= 0;
-		}
-		if (!ok)
-			return 0;
-	}
-	return 1;
+	s = s ? strchr(s + 1, '#') : NULL;
+	return s && sscanf(s + 1, "%x", &v) == 1 ? (int)v : -1;
 }
 
-/* Whether provider p has caught up with every other provider that answers. */
+static int
+by_sid(const void *a, const void *b)
+{
+	int x = prov[*(const size_t *)a].sid, y = prov[*(const size_t *)b].sid;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Counts homes in server id order once every provider's id is known: from
+ * its probe, or, for one provider that has not answered, the one id the
+ * others' contextCSN holds beyond theirs. ld: a connection to some
+ * provider, for that. order_lock held. 0, or -1 when two names are one
+ * provider (what is wrong in msg).
+ */
+static int
+reorder(LDAP *ld, char *msg, size_t n)
+{
+	size_t i, k, unknown = 0, u = 0;
+	char **csns;
+	int cand = -1, ncand = 0;
+
+	for (i = 0; i < nprov; i++) {
+		if (prov[i].sid < 0) {
+			unknown++;
+			u = i;
+		}
+		for (k = 0; k < i; k++)
+			if (prov[i].sid >= 0 && prov[i].sid == prov[k].sid) {
+				snprintf(msg, n, "ldap.write_uri names one provider (server id %d) "
+				    "twice: %s and %s", prov[i].sid, prov[k].uri, prov[i].uri);
+				return -1;
+			}
+	}
+	if (unknown == 1 && ld != NULL && (csns = context_csns(ld)) != NULL) {
+		for (i = 0; csns[i]; i++) {
+			int sid = csn_sid(csns[i]), known = 0;
+
+			for (k = 0; k < nprov; k++)
+				known |= prov[k].sid == sid;
+			if (sid >= 0 && !known) {
+				cand = sid;
+				ncand++;
+			}
+		}
+		strv_free(csns);
+		if (ncand == 1) {
+			prov[u].sid = cand;
+			unknown = 0;
+			log_info("ldap: %s has not answered; its server id is %d, the only "
+			    "other one the directory knows", prov[u].uri, cand);
+		}
+	}
+	if (unknown > 0)
+		return 0;
+	for (i = 0; i < nprov; i++)
+		canon[i] = i;
+	qsort(canon, nprov, sizeof(*canon), by_sid);
+	atomic_store(&ordered, 1);
+	return 0;
+}
+
+/* Provider p answered on ld: learn its server id if still unknown (and
+ * with infer, count homes when that makes them all known). */
+static int
+learn(size_t p, LDAP *ld, int infer, char *msg, size_t n)
+{
+	struct err e;
+	char nonce[PROBE_NONCE];
+	int sid, rc = 0;
+
+	if (nprov <= 1 || atomic_load(&ordered))
+		return 0;
+	memset(&e, 0, sizeof(e));
+	pthread_mutex_lock(&order_lock);
+	if (prov[p].sid < 0 && probe_write(ld, cfg, prov[p].uri, &sid, nonce, &e) == 0)
+		prov[p].sid = sid;
+	else if (prov[p].sid < 0)
+		log_warn("ldap: cannot learn the server id of %s: %s", prov[p].uri, e.msg);
+	if (infer && !atomic_load(&ordered))
+		rc = reorder(ld, msg, n);
+	pthread_mutex_unlock(&order_lock);
+	return rc;
+}
+
+int
+ldpool_start(struct err *e)
+{
+	char msg[512] = "";
+	size_t p;
+	LDAP *ld, *any = NULL;
+	int rc = 0;
+
+	if (nprov <= 1) {
+		atomic_store(&ordered, 1);
+		return 0;
+	}
+	/* every one that answers first: only then may a missing id be
+	 * inferred, and two names of one provider be seen */
+	for (p = 0; p < nprov; p++) {
+		struct err oe;
+
+		memset(&oe, 0, sizeof(oe));
+		if (ldapc_open_uri(cfg, prov[p].uri, &ld, &oe) != 0) {
+			log_warn("ldap: %s does not answer (%s): its server id is learned when it "
+			    "does", prov[p].uri, oe.msg);
+			continue;
+		}
+		learn(p, ld, 0, msg, sizeof(msg));
+		if (any == NULL)
+			any = ld;
+		else
+			ldapc_close(ld);
+	}
+	pthread_mutex_lock(&order_lock);
+	rc = reorder(any, msg, sizeof(msg));
+	pthread_mutex_unlock(&order_lock);
+	ldapc_close(any);
+	if (rc != 0)
+		return err_set(e, ERR_INVALID, 0, "ldap.write_uri", "%s", msg);
+	if (!atomic_load(&ordered))
+		log_warn("ldap: the server ids of the providers are not all known yet: "
+		    "account writes wait until they are");
+	return 0;
+}
+
+/* For --check-config: the order homes count in, by server id, then
+ * which URI is which. 0, or -1 when it is not known yet. */
+int
+ldpool_describe(FILE *out)
+{
+	size_t i;
+
+	if (!atomic_load(&ordered)) {
+		fprintf(out, "write providers: the order accounts' homes are counted in is not "
+		    "known until each has answered once:\n");
+		for (i = 0; i < nprov; i++)
+			fprintf(out, "  %s: %s\n", prov[i].uri, prov[i].sid < 0 ? "no answer" : "answered");
+		return -1;
+	}
+	fprintf(out, "write providers, in the order accounts' homes are counted (every privd on "
+	    "them must print the same):");
+	for (i = 0; i < nprov; i++)
+		fprintf(out, "%s server id %d", i ? "," : "", prov[canon[i]].sid);
+	fprintf(out, "\n");
+	for (i = 0; i < nprov; i++)
+		fprintf(out, "  server id %d: %s\n", prov[canon[i]].sid, prov[canon[i]].uri);
+	return 0;
+}
+
+/*
+ * Whether provider p has caught up with every other provider that answers:
+ * it shows the nonce this privd wrote at each of them after p went away.
+ * Replication from one provider arrives in the order it took its writes,
+ * so p then holds whatever that provider took before the nonce.
+ */
 static int
 caught_up(size_t p)
 {
+	static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
 	LDAP *mine = NULL, *other;
-	char **ours = NULL, **theirs;
 	struct err e;
 	size_t q;
-	int ok = 0;
+	int sid, ok = 1;
 
 	memset(&e, 0, sizeof(e));
-	if (ldapc_open_uri(cfg, prov[p].uri, &mine, &e) != 0 || (ours = context_csns(mine)) == NULL)
-		goto done;
-	ok = 1;
-	for (q = 0; q < nprov && ok; q++) {
-		if (q == p || ldapc_open_uri(cfg, prov[q].uri, &other, &e) != 0)
-			continue;	/* one that is down has nothing newer to give */
-		if ((theirs = context_csns(other)) != NULL)
-			ok = covers(ours, theirs);
-		strv_free(theirs);
-		ldapc_close(other);
+	/* one thread looks; the others keep waiting meanwhile */
+	if (pthread_mutex_trylock(&probe_lock) != 0)
+		return 0;
+	if (prov[p].probed != atomic_load(&prov[p].outages)) {
+		unsigned outage = atomic_load(&prov[p].outages);
+
+		for (q = 0; q < nprov; q++) {
+			prov[p].want[q][0] = '\0';
+			if (q == p || ldapc_open_uri(cfg, prov[q].uri, &other, &e) != 0)
+				continue;	/* one that is down has nothing newer to give */
+			if (probe_write(other, cfg, prov[q].uri, &sid, prov[p].want[q], &e) != 0)
+				ok = 0;
+			ldapc_close(other);
+		}
+		prov[p].probed = ok ? outage : 0;
 	}
-done:
-	strv_free(ours);
+	if (ok && ldapc_open_uri(cfg, prov[p].uri, &mine, &e) != 0)
+		ok = 0;
+	for (q = 0; q < nprov && ok; q++)
+		if (prov[p].want[q][0] != '\0')
+			ok = probe_seen(mine, cfg, prov[q].uri, prov[p].want[q], &e) == 1;
 	ldapc_close(mine);
+	pthread_mutex_unlock(&probe_lock);
 	return ok;
 }
 
@@ -299,7 +467,7 @@ int
 ldpool_get_home(const char *key, LDAP **ld, struct err *e)
 {
 	struct timespec until;
-	size_t h, k, p;
+	size_t h, k, p, tries;
 	long now = mono_ms();
 	int rc = -1;
 
@@ -317,7 +485,13 @@ ldpool_get_home(const char *key, LDAP **ld, struct err *e)
 	out++;
 	pthread_mutex_unlock(&lock);
 	h = home_of(key);
-	for (k = 0; k < nprov; k++) {
+	/* an account's writes go nowhere but home unless the site allows
+	 * some away from it (ldap.away_allowance): two providers that both
+	 * take one account's charges each check its limit alone */
+	tries = key && nprov > 1 && cfg->away_allowance == 0 ? 1 : nprov;
+	if (key && !atomic_load(&ordered))
+		tries = 0;
+	for (k = 0; k < tries; k++) {
 		/* an account's: from its home on, in canonical order; admin
 		 * writes (no key): this privd's own order */
 		p = key ? canon[(h + k) % nprov] : k;
@@ -342,6 +516,10 @@ ldpool_get_home(const char *key, LDAP **ld, struct err *e)
 		/* open outside the lock: connecting may take the whole timeout */
 		memset(e, 0, sizeof(*e));
 		if ((rc = ldapc_open_uri(cfg, prov[p].uri, ld, e)) == 0) {
+			char msg[512];
+
+			if (learn(p, *ld, 1, msg, sizeof(msg)) != 0)
+				log_warn("ldap: %s", msg);
 			pthread_mutex_lock(&lock);
 			note_out(*ld, p);
 			pthread_mutex_unlock(&lock);
@@ -354,6 +532,13 @@ ldpool_get_home(const char *key, LDAP **ld, struct err *e)
 	out--;
 	pthread_cond_signal(&freed);
 	pthread_mutex_unlock(&lock);
+	if (tries == 0)
+		return err_set(e, ERR_UNAVAILABLE, 0, NULL, "the homes of accounts are not known "
+		    "until every provider of ldap.write_uri has answered once");
+	if (tries < nprov)
+		return err_set(e, ERR_UNAVAILABLE, 0, NULL, "the home provider of %s (%s) is "
+		    "unreachable or catching up; its writes wait for it (ldap.away_allowance: 0)",
+		    key, prov[canon[h]].uri);
 	if (rc == 0 || e->code == ERR_NONE)
 		return err_set(e, ERR_UNAVAILABLE, 0, NULL, "LDAP unavailable: %s did not answer "
 		    "within %d s just now", nprov > 1 ? "no provider" : "it", cfg->ldap_timeout_s);

@@ -342,27 +342,30 @@ reload(const char *path)
 }
 
 /* --check-config with several providers: the order homes are counted in,
- * which every privd on them must print the same. */
-static void
+ * which every privd on them must print the same. 0, or -1 (said). */
+static int
 print_homes(const struct cfg *c)
 {
 	const char *uris[CFG_PROVIDERS_MAX];
-	char *copy, canon[512];
-	size_t n, order[CFG_PROVIDERS_MAX], i;
+	struct err e;
+	char *copy;
+	size_t n;
+	int rc = 0;
 
 	if (c->write_uri == NULL || (copy = strdup(c->write_uri)) == NULL)
-		return;
-	if ((n = ldpool_split(copy, uris)) > 1) {
-		ldpool_order(n, uris, order);
-		printf("write providers, in the order accounts' homes are counted (every privd "
-		    "on them must print the same):");
-		for (i = 0; i < n; i++) {
-			ldpool_canonical(uris[order[i]], canon, sizeof(canon));
-			printf(" %s", canon);
-		}
-		printf("\n");
-	}
+		return 0;
+	n = ldpool_split(copy, uris);
 	free(copy);
+	if (n < 2)
+		return 0;
+	memset(&e, 0, sizeof(e));
+	if (ldpool_init(c, 1) != 0 || ldpool_start(&e) != 0) {
+		fprintf(stderr, "privd: %s\n", e.msg[0] ? e.msg : "out of memory");
+		rc = -1;
+	} else
+		ldpool_describe(stdout);
+	ldpool_free();
+	return rc;
 }
 
 /* privd --purge-ledgers: ledger.retention applied now, each entry said. */
@@ -509,8 +512,7 @@ main(int argc, char **argv)
 	if (check) {
 		printf("%s: OK (%zu privileges, %zu terms, %zu keys)\n", path, c->nprivs,
 		    c->nterms, c->nkeys);
-		print_homes(c);
-		rc = 0;
+		rc = print_homes(c) == 0 ? 0 : 1;
 		goto done;
 	}
 	if (bind_dn != NULL && override_bind(c, bind_dn, bind_pw_file) != 0)
@@ -564,6 +566,10 @@ main(int argc, char **argv)
 		log_warn("no API keys configured: every /v1 request will be refused");
 	if (ldpool_init(c, c->threads * 2) != 0) {
 		fprintf(stderr, "privd: out of memory\n");
+		goto done;
+	}
+	if (ldpool_start(&e) != 0) {
+		fprintf(stderr, "privd: %s\n", e.msg);
 		goto done;
 	}
 	if (sync_start(c) != 0) {

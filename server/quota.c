@@ -12,6 +12,7 @@
  * and a sync search is open; privd always has sync searches open.
  */
 #include <stdarg.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include <lber.h>
 
 #include "archive.h"
+#include "away.h"
 #include "dn.h"
 #include "ldapconn.h"
 #include "keylock.h"
@@ -476,7 +478,7 @@ take(LDAP *ld, const struct quota_req *q, const char *rid, long long amount,
 	struct wop o;
 	char *rec = NULL, *segs = NULL, exp_gt[32] = "";
 	int attempt, rc, ret = -1;
-	long long credit, nseg, n = amount;
+	long long credit, nseg, n = amount, away = 0;
 
 	memset(&o, 0, sizeof(o));
 	if (period_key(q->cfg, q->kind, q->now, r->period, e) != 0)
@@ -489,6 +491,16 @@ take(LDAP *ld, const struct quota_req *q, const char *rid, long long amount,
 		ledger_rfc3339(exp_gt, r->expires);
 	}
 	keylock_take(t.key);
+	if (ldpool_is_home(ld, q->uid))
+		away_forget(t.key);
+	else if (away_take(t.key, amount, q->cfg->away_allowance) == 0)
+		away = amount;
+	else {
+		refuse(r, e, ERR_UNAVAILABLE, NULL, NULL, "the home provider of %s is unreachable "
+		    "and this privd let the %lld of ldap.away_allowance through elsewhere "
+		    "already", t.key, q->cfg->away_allowance);
+		goto done;
+	}
 	usage_get(t.key, &st.u);
 	credit = st.u.credit;
 	nseg = st.u.segments;
@@ -605,6 +617,8 @@ refused:
 	r->u = st.u;
 	exceeded(q, r, e, amount);
 done:
+	if (ret != 0 && away > 0)
+		away_take(t.key, -away, LLONG_MAX);
 	keylock_give(t.key);
 	wop_free(&o);
 	free(rec);
