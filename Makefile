@@ -4,6 +4,7 @@
 #   make run        private slapd with the demo data, privd on 127.0.0.1:$(PORT)
 #   make check      unit tests (under valgrind) and integration tests
 #   make asan       the whole suite built with ASan + UBSan
+#   make torture    the two-provider fault test, 50 rounds a fault (root)
 #   make deps       install missing Debian packages (as root)
 
 CC	?= cc
@@ -38,7 +39,7 @@ UNIT_BIN = $(UNIT_SRC:tests/%.c=$(B)/tests/%)
 INTEG_SRC = $(wildcard tests/integration/test_*.c)
 INTEG_BIN = $(INTEG_SRC:tests/integration/%.c=$(B)/tests/integration/%)
 
-.PHONY: all deps check unit integration asan fuzz bench run clean install
+.PHONY: all deps check unit integration asan fuzz bench run clean install torture
 
 PREFIX	?= /usr/local
 DESTDIR	?=
@@ -111,6 +112,7 @@ integration: $(PRIVD) $(PRIVCTL) $(PRIVCUPS) $(PAMMOD) $(INTEG_BIN) $(B)/bench/p
 	@PRIVD_BIN=$(PRIVD) PRIVCTL_BIN=$(PRIVCTL) PRIVCUPS_BIN=$(PRIVCUPS) tests/integration/cups.sh
 	@PRIVD_BIN=$(PRIVD) PRIVCTL_BIN=$(PRIVCTL) PAMMOD=$(PAMMOD) tests/integration/pam.sh
 	@PRIVD_BIN=$(PRIVD) tests/integration/multi.sh
+	@PRIVD_BIN=$(PRIVD) tests/integration/jepsen.sh
 	@PRIVD_BIN=$(PRIVD) tests/integration/ui.sh
 	@tests/integration/install.sh
 
@@ -160,6 +162,13 @@ fuzz:
 bench: all
 	@deploy/deps.sh --bench
 	@bench/run.sh
+
+# the guarantee of doc/replication.md under 50 rounds of each fault (about
+# 25 minutes); the counts of each round go to build/torture.txt
+torture: all
+	@deploy/deps.sh
+	@mkdir -p build
+	@PRIVD_BIN=$(PRIVD) ROUNDS=50 KEEP_GOING=1 RESULTS=build/torture.txt tests/integration/jepsen.sh
 
 # binaries, man pages, the unit and its user, the schema, the slapd examples
 install: all

@@ -320,8 +320,10 @@ learn(size_t p, LDAP *ld, int infer, char *msg, size_t n)
 		return 0;
 	memset(&e, 0, sizeof(e));
 	pthread_mutex_lock(&order_lock);
-	if (prov[p].sid < 0 && probe_write(ld, cfg, prov[p].uri, &sid, nonce, &e) == 0)
+	if (prov[p].sid < 0 && probe_add(ld, cfg, nonce, &sid, &e) == 0) {
 		prov[p].sid = sid;
+		probe_drop(ld, cfg, nonce);
+	}
 	else if (prov[p].sid < 0)
 		log_warn("ldap: cannot learn the server id of %s: %s", prov[p].uri, e.msg);
 	if (infer && !atomic_load(&ordered))
@@ -421,7 +423,7 @@ caught_up(size_t p)
 			prov[p].want[q][0] = '\0';
 			if (q == p || ldapc_open_uri(cfg, prov[q].uri, &other, &e) != 0)
 				continue;	/* one that is down has nothing newer to give */
-			if (probe_write(other, cfg, prov[q].uri, &sid, prov[p].want[q], &e) != 0)
+			if (probe_add(other, cfg, prov[p].want[q], &sid, &e) != 0)
 				ok = 0;
 			ldapc_close(other);
 		}
@@ -431,8 +433,14 @@ caught_up(size_t p)
 		ok = 0;
 	for (q = 0; q < nprov && ok; q++)
 		if (prov[p].want[q][0] != '\0')
-			ok = probe_seen(mine, cfg, prov[q].uri, prov[p].want[q], &e) == 1;
+			ok = probe_seen(mine, cfg, prov[p].want[q], &e) == 1;
 	ldapc_close(mine);
+	/* seen: the probes have done their work */
+	for (q = 0; q < nprov && ok; q++)
+		if (prov[p].want[q][0] != '\0' && ldapc_open_uri(cfg, prov[q].uri, &other, &e) == 0) {
+			probe_drop(other, cfg, prov[p].want[q]);
+			ldapc_close(other);
+		}
 	pthread_mutex_unlock(&probe_lock);
 	return ok;
 }
@@ -595,6 +603,21 @@ ldpool_provider(size_t i, const char **uri, unsigned long long *taken, int *down
 	*uri = prov[i].uri;
 	*taken = atomic_load(&prov[i].taken);
 	*down = mono_ms() < atomic_load(&prov[i].down_until);
+}
+
+int
+ldpool_is_provider(LDAP *ld, size_t i)
+{
+	int k, p = -1;
+
+	pthread_mutex_lock(&lock);
+	for (k = 0; k < size; k++)
+		if (out_ld[k] == ld) {
+			p = out_p[k];
+			break;
+		}
+	pthread_mutex_unlock(&lock);
+	return p >= 0 && (size_t)p == i;
 }
 
 int

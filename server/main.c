@@ -13,6 +13,7 @@
 #include "config.h"
 #include "dirconf.h"
 #include "holds.h"
+#include "mend.h"
 #include "http.h"
 #include "import.h"
 #include "ldapconn.h"
@@ -581,6 +582,8 @@ main(int argc, char **argv)
 		sync_stop();
 		goto done;
 	}
+	if (mend_start(c) != 0)
+		log_warn("cannot start the thread that mends unlogged writes");
 	if (holds_start(c) != 0)
 		log_warn("cannot start the hold expiry thread");
 	if (retention_start(c) != 0)
@@ -603,6 +606,7 @@ main(int argc, char **argv)
 		_exit(0);
 	}
 	holds_stop();
+	mend_stop();
 	retention_stop();
 	sync_stop();
 	snap_shutdown();

@@ -10,20 +10,19 @@
 #define PROBE_NONCE 33
 
 /*
- * Each privd owns one entry per provider under cn=providers in its base,
- * "cn=HOST:PORT at URI", written only at that provider. A write there
- * carries the provider's server id in its entryCSN: that is what a
- * provider is, whatever host name a list gives it. And a provider that
- * shows the nonce last written at another one has everything that other
- * one took before it: unlike a contextCSN, which a SIGKILLed slapd may
- * bring back older than the writes it holds, the nonce is there or not.
+ * A probe is an entry cn=NONCE under cn=providers in privd's base, added
+ * at one provider. Its entryCSN carries that provider's server id: what a
+ * provider is, whatever host name a list gives it. And another provider
+ * that shows the entry has everything the first one took before it:
+ * unlike a contextCSN, which a SIGKILLed slapd may bring back older than
+ * the writes it holds, the entry is there or not.
  */
-/* Writes a fresh nonce at uri's entry over ld (a connection to uri):
- * 0 with *sid and nonce, -1 and e. */
-int probe_write(LDAP *ld, const struct cfg *c, const char *uri, int *sid,
-    char nonce[PROBE_NONCE], struct err *e);
-/* Whether ld's provider shows nonce at uri's entry: 1, 0, -1 and e. */
-int probe_seen(LDAP *ld, const struct cfg *c, const char *uri, const char *nonce,
+/* Adds a probe over ld: 0 with nonce and *sid, -1 and e. */
+int probe_add(LDAP *ld, const struct cfg *c, char nonce[PROBE_NONCE], int *sid,
     struct err *e);
+/* Whether ld's provider shows probe nonce: 1, 0, -1 and e. */
+int probe_seen(LDAP *ld, const struct cfg *c, const char *nonce, struct err *e);
+/* Deletes probe nonce (when it fails, the entry is left: it is harmless). */
+void probe_drop(LDAP *ld, const struct cfg *c, const char *nonce);
 
 #endif

@@ -28,6 +28,7 @@
 #include "ledger.h"
 #include "ldpool.h"
 #include "log.h"
+#include "mend.h"
 #include "pool.h"
 #include "quota.h"
 #include "strv.h"
@@ -619,6 +620,9 @@ refused:
 done:
 	if (ret != 0 && away > 0)
 		away_take(t.key, -away, LLONG_MAX);
+	/* a retried write its home holds: did its peers get it? (mend.h) */
+	if (ret == 0 && r->replayed && ldpool_is_home(ld, q->uid))
+		mend_note(q->uid, t.udn);
 	keylock_give(t.key);
 	wop_free(&o);
 	free(rec);

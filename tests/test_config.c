@@ -63,6 +63,7 @@ full_config(void **state)
 	    "  bind_password: s3cret\n"
 	    "  uid_attribute: sAMAccountName\n"
 	    "  create_people: yes\n"
+	    "  away_allowance: 20\n"
 	    "model: { reasons_leaf_only: false }\n"
 	    "privileges:\n"
 	    "  print.pages: { type: quota, period: term, combine: sum }\n"
@@ -90,6 +91,7 @@ full_config(void **state)
 	assert_string_equal(c->bind_password, "s3cret");
 	assert_string_equal(c->uid_attr, "sAMAccountName");
 	assert_true(c->create_people);
+	assert_int_equal(c->away_allowance, 20);
 	assert_false(c->reason_leaf_only);
 	assert_int_equal(c->nprivs, 4);
 	assert_int_equal(c->privs[0].type, PRIV_QUOTA);
@@ -120,6 +122,7 @@ defaults(void **state)
 	assert_string_equal(c->uid_attr, "uid");
 	assert_true(c->reason_leaf_only);
 	assert_false(c->create_people);
+	assert_int_equal(c->away_allowance, 0);
 	assert_false(c->metrics_public);
 	assert_int_equal(c->privs[0].combine, COMBINE_MAX);
 	assert_int_equal(c->session_ttl_s, 12 * 3600);
@@ -213,6 +216,8 @@ inconsistent_values(void **state)
 	refused(BASE PRIVS "sessions:\n  max: 5\n", 8, "unknown key 'max' in sessions");
 	refused("ldap:\n  uri: ldap://x/\n  bulk_timeout: never\n", 3,
 	    "ldap.bulk_timeout: expected a whole number");
+	refused("ldap:\n  uri: ldap://x/\n  away_allowance: -1\n", 3,
+	    "ldap.away_allowance: -1 is out of range");
 }
 
 static void

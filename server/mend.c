@@ -1,0 +1,263 @@
+/* mend.c - copying writes a provider committed but never logged to its peers (mend.h). */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ldapconn.h"
+#include "ldpool.h"
+#include "log.h"
+#include "mend.h"
+#include "probe.h"
+#include "strv.h"
+#include "worker.h"
+
+#define QUEUE		256
+#define CATCHUP_MS	30000
+
+struct note {
+	char *uid, *dn;
+};
+
+static const struct cfg *cfg;
+static struct worker w = WORKER_INIT;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct note queue[QUEUE];
+static int nqueue;
+
+void
+mend_note(const char *uid, const char *dn)
+{
+	int i;
+
+	if (cfg == NULL || ldpool_providers() < 2)
+		return;
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < nqueue; i++)
+		if (strcmp(queue[i].dn, dn) == 0)
+			break;
+	if (i == nqueue && nqueue < QUEUE &&
+	    (queue[nqueue].uid = strdup(uid)) != NULL) {
+		if ((queue[nqueue].dn = strdup(dn)) != NULL)
+			nqueue++;
+		else
+			free(queue[nqueue].uid);
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+struct state {
+	long long used, held, credit, segments;
+	char **entries, **requests;
+};
+
+static void
+state_free(struct state *s)
+{
+	strv_free(s->entries);
+	strv_free(s->requests);
+	memset(s, 0, sizeof(*s));
+}
+
+/* dn as ld's provider holds it: 1, 0 when absent, -1. */
+static int
+read_entry(LDAP *ld, const char *dn, struct state *s)
+{
+	static char *attrs[] = { "privUsed", "privHeld", "privCredit", "privSegments",
+	    "privEntry", "privRequest", NULL };
+	LDAPMessage *res = NULL, *m;
+	struct err e;
+	int rc;
+
+	memset(&e, 0, sizeof(e));
+	memset(s, 0, sizeof(*s));
+	rc = ldapc_search(ld, cfg, dn, LDAP_SCOPE_BASE, "(objectClass=privUsage)", attrs, 1, &res, &e);
+	if (rc != 0 || (m = ldap_first_entry(ld, res)) == NULL) {
+		ldap_msgfree(res);
+		return rc == 1 ? 0 : -1;
+	}
+	ldapc_get_ll(ld, m, "privUsed", &s->used);
+	ldapc_get_ll(ld, m, "privHeld", &s->held);
+	ldapc_get_ll(ld, m, "privCredit", &s->credit);
+	ldapc_get_ll(ld, m, "privSegments", &s->segments);
+	s->entries = ldapc_get_strv(ld, m, "privEntry");
+	s->requests = ldapc_get_strv(ld, m, "privRequest");
+	ldap_msgfree(res);
+	if (s->entries == NULL || s->requests == NULL) {
+		state_free(s);
+		return -1;
+	}
+	return 1;
+}
+
+/* The values of a that b lacks (borrowed), NULL-terminated; NULL when out of memory. */
+static char **
+lacking(char **a, char **b)
+{
+	size_t n = 0, i, k;
+	char **out = calloc(strv_len(a) + 1, sizeof(char *));
+
+	for (i = 0; out && a[i]; i++) {
+		for (k = 0; b[k] && strcmp(a[i], b[k]) != 0; k++)
+			;
+		if (b[k] == NULL)
+			out[n++] = a[i];
+	}
+	return out;
+}
+
+/* Adds a swap of attr from old to new to mods (two LDAPMod in m). */
+static int
+swap(LDAPMod **mods, int n, LDAPMod *m, char (*v)[2][24], char *(*vals)[2][2],
+    const char *attr, long long old, long long new)
+{
+	if (old == new)
+		return n;
+	snprintf(v[0][0], 24, "%lld", old);
+	snprintf(v[0][1], 24, "%lld", new);
+	(*vals)[0][0] = v[0][0], (*vals)[0][1] = NULL;
+	(*vals)[1][0] = v[0][1], (*vals)[1][1] = NULL;
+	m[0] = (LDAPMod){ LDAP_MOD_DELETE, (char *)attr, { (*vals)[0] } };
+	m[1] = (LDAPMod){ LDAP_MOD_ADD, (char *)attr, { (*vals)[1] } };
+	mods[n++] = &m[0];
+	mods[n++] = &m[1];
+	return n;
+}
+
+/* Makes peer hold what home holds of dn, when it only lacks values. */
+static void
+mend_one(LDAP *home, LDAP *peer, const char *peer_uri, const char *dn)
+{
+	struct state h, p;
+	char **ents = NULL, **reqs = NULL, **extra = NULL, v[3][2][24], *vals[3][2][2];
+	LDAPMod m[8], *mods[9];
+	int n = 0, rc;
+
+	memset(&h, 0, sizeof(h));
+	memset(&p, 0, sizeof(p));
+	if (read_entry(home, dn, &h) != 1 || read_entry(peer, dn, &p) != 1)
+		goto done;
+	if (h.segments != p.segments || (ents = lacking(h.entries, p.entries)) == NULL ||
+	    (reqs = lacking(h.requests, p.requests)) == NULL)
+		goto done;	/* moves differ: left to --check-ledger */
+	if (ents[0] == NULL && reqs[0] == NULL)
+		goto done;
+	if ((extra = lacking(p.entries, h.entries)) == NULL || extra[0] != NULL) {
+		log_warn("mend: %s at %s holds ledger entries its home does not: left to "
+		    "privd --check-ledger", dn, peer_uri);
+		goto done;
+	}
+	if (ents[0] != NULL) {
+		m[0] = (LDAPMod){ LDAP_MOD_ADD, "privEntry", { ents } };
+		mods[n++] = &m[0];
+	}
+	if (reqs[0] != NULL) {
+		m[1] = (LDAPMod){ LDAP_MOD_ADD, "privRequest", { reqs } };
+		mods[n++] = &m[1];
+	}
+	/* counters as swaps, like every counter write (wop.h): they move
+	 * only from what was just read */
+	n = swap(mods, n, &m[2], &v[0], &vals[0], "privUsed", p.used, h.used);
+	n = swap(mods, n, &m[4], &v[1], &vals[1], "privHeld", p.held, h.held);
+	n = swap(mods, n, &m[6], &v[2], &vals[2], "privCredit", p.credit, h.credit);
+	mods[n] = NULL;
+	rc = ldap_modify_ext_s(peer, dn, mods, NULL, NULL);
+	if (rc == LDAP_SUCCESS)
+		log_warn("mend: %s at %s lacked %zu ledger entries its home provider holds "
+		    "(written there, never logged for replication): copied, privUsed %lld -> %lld",
+		    dn, peer_uri, strv_len(ents), p.used, h.used);
+	else
+		log_warn("mend: %s at %s: %s; privd --check-ledger names what differs", dn,
+		    peer_uri, ldap_err2string(rc));
+done:
+	free(extra);
+	free(ents);
+	free(reqs);
+	state_free(&h);
+	state_free(&p);
+}
+
+/* Whether peer shows a probe added at home now, within CATCHUP_MS. */
+static int
+caught_up(LDAP *home, LDAP *peer)
+{
+	char nonce[PROBE_NONCE];
+	struct err e;
+	int sid, seen = 0, i;
+
+	memset(&e, 0, sizeof(e));
+	if (probe_add(home, cfg, nonce, &sid, &e) != 0)
+		return 0;
+	for (i = 0; i < CATCHUP_MS / 100 && !seen; i++)
+		if (!(seen = probe_seen(peer, cfg, nonce, &e) == 1) && worker_sleep(&w, 100))
+			break;
+	probe_drop(home, cfg, nonce);
+	return seen;
+}
+
+static void
+run(struct worker *self)
+{
+	(void)self;
+	for (;;) {
+		struct note n = { NULL, NULL };
+		struct err e;
+		LDAP *home;
+		size_t i;
+
+		pthread_mutex_lock(&lock);
+		if (nqueue > 0) {
+			n = queue[0];
+			memmove(queue, queue + 1, (size_t)--nqueue * sizeof(*queue));
+		}
+		pthread_mutex_unlock(&lock);
+		if (n.dn == NULL) {
+			if (worker_sleep(&w, 1000))
+				return;
+			continue;
+		}
+		memset(&e, 0, sizeof(e));
+		if (ldpool_get_home(n.uid, &home, &e) == 0) {
+			for (i = 0; i < ldpool_providers(); i++) {
+				const char *uri;
+				unsigned long long taken;
+				int down;
+				LDAP *peer;
+
+				ldpool_provider(i, &uri, &taken, &down);
+				if (ldpool_is_provider(home, i) || ldapc_open_uri(cfg, uri, &peer, &e) != 0)
+					continue;
+				if (caught_up(home, peer))
+					mend_one(home, peer, uri, n.dn);
+				else
+					log_warn("mend: %s has not caught up with the home provider of %s "
+					    "within %d s: not compared", uri, n.dn, CATCHUP_MS / 1000);
+				ldapc_close(peer);
+			}
+			ldpool_put(home, 0);
+		}
+		free(n.uid);
+		free(n.dn);
+	}
+}
+
+int
+mend_start(const struct cfg *c)
+{
+	cfg = c;
+	return worker_start(&w, run);
+}
+
+void
+mend_stop(void)
+{
+	int i;
+
+	worker_stop(&w);
+	for (i = 0; i < nqueue; i++) {
+		free(queue[i].uid);
+		free(queue[i].dn);
+	}
+	nqueue = 0;
+	cfg = NULL;
+}

@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# jepsen.sh - the multi-provider guarantee (doc/replication.md) under the
+# faults of a machine room, counted by a checker.
+#
+# Two slapd providers replicating by delta-syncrepl, each in its own
+# network namespace, joined by one veth pair (the link a partition cuts);
+# a privd in each namespace writing to both, their lists in different
+# forms (each names its own provider 127.0.0.1). The test reaches each
+# namespace by a second veth from here. Each round: concurrent one-page
+# charges with unique ids through both privd against accounts whose
+# limits the total exceeds, every unanswered or 503 id sent again (same
+# id) through the other privd, and one fault at a random moment:
+#   kill-provider  SIGKILL of one slapd, restarted 1-2 s later
+#   partition      the veth between the providers down for 3 s
+#   kill-privd     SIGKILL of one privd, restarted
+# After convergence the checker (jepsen.py) counts, on both providers:
+# answered ids not in the ledger (lost), ids in the ledger twice (double),
+# counters unequal to their ledger, accounts where the providers differ,
+# pages over the limit; and runs privd --check-ledger on each. Every count
+# must be 0. ROUNDS rounds per fault (5; `make torture` runs 50).
+#
+# Needs root (ip netns); run by `make check`.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+PRIVD=${PRIVD_BIN:-server/privd}
+case $PRIVD in /*) ;; *) PRIVD=$top/$PRIVD ;; esac
+ROUNDS=${ROUNDS:-5}
+FAULTS=${FAULTS:-kill-provider partition kill-privd}
+LIMIT=${LIMIT:-40}
+ACCTS=4			# accounts a round
+N=$((ACCTS * LIMIT * 3 / 2))	# charges a round: half again the limits
+. tests/integration/lib.sh
+
+[ "$(id -u)" = 0 ] || { echo "jepsen.sh: needs root for network namespaces" >&2; exit 1; }
+dir=$(mktemp -d "${TMPDIR:-/tmp}/privd-jepsen.XXXXXX")
+tag=$$
+ns=(pj1-$tag pj2-$tag)
+# the providers' link, and each namespace's link to here
+net=10.$((200 + tag % 50)).$((tag / 50 % 250))
+pip=("$net.1" "$net.2")		# providers, on the link a partition cuts
+hip=(10.251.$((tag % 250)).2 10.252.$((tag % 250)).2)	# reached from here
+results=$dir/results
+
+cleanup() {
+	for i in 0 1; do
+		[ -f "$dir/privd$i.pid" ] && kill -9 "$(cat "$dir/privd$i.pid")" 2>/dev/null || true
+		[ -f "$dir/relay$i.pid" ] && kill "$(cat "$dir/relay$i.pid")" 2>/dev/null || true
+		[ -f "$dir/p$i/slapd.pid" ] && kill -9 "$(cat "$dir/p$i/slapd.pid")" 2>/dev/null || true
+		ip netns del "${ns[$i]}" 2>/dev/null || true
+		ip link del "jh$i-$tag" 2>/dev/null || true
+	done
+	sleep 0.2
+	[ -n "${KEEP:-}" ] || rm -rf "$dir"
+}
+trap cleanup EXIT
+trap "exit 1" INT TERM
+fail() {
+	echo "jepsen.sh: $*" >&2
+	for i in 0 1; do [ -f "$dir/privd$i.log" ] && { echo "--- privd $i" >&2; tail -15 "$dir/privd$i.log" >&2; }; done
+	exit 1
+}
+in_ns() { local i=$1; shift; ip netns exec "${ns[$i]}" "$@"; }
+
+# --- the network: two namespaces, the providers' link, one link each to here
+for i in 0 1; do
+	ip netns add "${ns[$i]}" || fail "cannot create network namespace ${ns[$i]}"
+	in_ns $i ip link set lo up
+	ip link add "jh$i-$tag" type veth peer name "jn$i-$tag" || fail "cannot create a veth pair"
+	ip link set "jn$i-$tag" netns "${ns[$i]}"
+	in_ns $i ip link set "jn$i-$tag" name jn
+	ip addr add "10.25$((i + 1)).$((tag % 250)).1/24" dev "jh$i-$tag"
+	ip link set "jh$i-$tag" up
+	in_ns $i ip addr add "${hip[$i]}/24" dev jn
+	in_ns $i ip link set jn up
+done
+ip link add "jpa-$tag" type veth peer name "jpb-$tag" || fail "cannot create the providers' veth pair"
+ip link set "jpa-$tag" netns "${ns[0]}"
+ip link set "jpb-$tag" netns "${ns[1]}"
+in_ns 0 ip link set "jpa-$tag" name jp
+in_ns 1 ip link set "jpb-$tag" name jp
+in_ns 0 ip addr add "${pip[0]}/24" dev jp
+in_ns 1 ip addr add "${pip[1]}/24" dev jp
+in_ns 0 ip link set jp up
+in_ns 1 ip link set jp up
+
+# --- two providers: each listens on its loopback, the providers' link and
+#     its link to here
+start_slapd() {	# I
+	local i=$1
+	in_ns "$i" /usr/sbin/slapd -f "$dir/p$i/slapd.conf" \
+		-h "ldap://127.0.0.1:389/ ldap://${pip[$i]}:389/ ldap://${hip[$i]}:389/" \
+		2> "$dir/p$i/slapd.log" || fail "slapd $i did not start"
+}
+for i in 0 1; do
+	ACCESSLOG=1 SERVER_ID=$((i + 1)) PEER=389 PEER_HOST=${pip[$((1 - i))]} PEER_ID=$((2 - i)) \
+		deploy/slapd-dev.sh conf "$dir/p$i" > /dev/null
+	start_slapd $i
+done
+L=("ldap://${hip[0]}:389/" "ldap://${hip[1]}:389/")
+ldap_up() { ldapsearch -x -H "$1" -D cn=admin,dc=example,dc=edu -w secret -b "$2" -s base 1.1; }
+wait_for "provider 1" 100 ldap_up "${L[0]}" ""
+ldapadd -x -H "${L[0]}" -D cn=admin,dc=example,dc=edu -w secret -f deploy/base.ldif \
+	> "$dir/base.log" 2>&1 || fail "loading base.ldif: $(cat "$dir/base.log")"
+wait_for "provider 2 to replicate base.ldif" 200 ldap_up "${L[1]}" ou=privileges,dc=example,dc=edu
+
+# --- a privd in each namespace on its loopback, a relay from its link to
+#     here; each names its own provider 127.0.0.1 and lists it first
+start_privd() {	# I
+	local i=$1
+	in_ns "$i" "$PRIVD" -c config/dev.yaml -L "ldap://127.0.0.1:389/" \
+		-W "ldap://127.0.0.1:389/ ldap://${pip[$((1 - i))]}:389/" -l 127.0.0.1:8080 \
+		>> "$dir/privd$i.log" 2>&1 &
+	echo $! > "$dir/privd$i.pid"
+}
+up() { curl -sf --max-time 2 "$1/readyz"; }
+U=("http://${hip[0]}:8080" "http://${hip[1]}:8080")
+for i in 0 1; do
+	start_privd $i
+	in_ns $i socat TCP-LISTEN:8080,bind="${hip[$i]}",fork,reuseaddr TCP:127.0.0.1:8080 &
+	echo $! > "$dir/relay$i.pid"
+done
+for i in 0 1; do wait_for "privd $i" 300 up "${U[$i]}"; done
+
+# --- the model: LIMIT pages a term for every account of the rounds
+all=$(echo $FAULTS | wc -w)
+{
+	echo "reasons: { test: { capped: {} } }"
+	echo "organisations: { lab: {} }"
+	echo "grants:"
+	echo "  \"test/capped@\": { print.pages: $LIMIT }"
+	echo "accounts:"
+	for ((r = 1; r <= ROUNDS * all; r++)); do
+		for ((a = 1; a <= ACCTS; a++)); do echo "  j${r}x$a: [test/capped@lab]"; done
+	done
+} > "$dir/model.yaml"
+curl -sf -H 'Authorization: Bearer dev-admin-5be71f0a48' --data-binary @"$dir/model.yaml" \
+	"${U[0]}/v1/import" > /dev/null || fail "the import of the model failed"
+has() { curl -sf -H 'Authorization: Bearer dev-read-4d1c8e27b9' "$1/v1/accounts/j$((ROUNDS * all))x$ACCTS/privileges"; }
+for i in 0 1; do wait_for "the model at privd $i" 300 has "${U[$i]}"; done
+
+# --- the faults
+fault() {	# KIND: waits a random moment, does it, heals it
+	local i=$((RANDOM % 2))
+	sleep "0.$((2 + RANDOM % 8))"
+	case $1 in
+	kill-provider)
+		kill -9 "$(cat "$dir/p$i/slapd.pid")"
+		sleep "1.$((RANDOM % 10))"
+		start_slapd $i ;;
+	partition)
+		in_ns 0 ip link set jp down
+		sleep 3
+		in_ns 0 ip link set jp up
+		in_ns 1 ip link set jp up ;;
+	kill-privd)
+		kill -9 "$(cat "$dir/privd$i.pid")"
+		sleep "0.$((RANDOM % 10))"
+		start_privd $i ;;
+	esac
+	echo "$1 of $((i + 1))"
+}
+
+# both providers hold the same counters and ids for the round's accounts
+same() {
+	local a
+	for a in "$@"; do
+		[ "$(ldapsearch -x -LLL -o ldif-wrap=no -H "${L[0]}" -D cn=admin,dc=example,dc=edu -w secret \
+		    -b "uid=$a,ou=usage,ou=privileges,dc=example,dc=edu" privUsed privEntry | sort | md5sum)" = \
+		  "$(ldapsearch -x -LLL -o ldif-wrap=no -H "${L[1]}" -D cn=admin,dc=example,dc=edu -w secret \
+		    -b "uid=$a,ou=usage,ou=privileges,dc=example,dc=edu" privUsed privEntry | sort | md5sum)" ] ||
+			return 1
+	done
+}
+
+r=0 bad=0
+: > "$results"
+for kind in $FAULTS; do
+	for ((k = 1; k <= ROUNDS; k++)); do
+		r=$((r + 1))
+		accts=$(seq -f "j${r}x%g" 1 $ACCTS | paste -sd,)
+		fault "$kind" > "$dir/fault" &
+		fpid=$!
+		t0=$(date +%s.%N)
+		python3 tests/integration/jepsen.py charge "$dir/out" "${U[0]}" "${U[1]}" "r$r" \
+			"$accts" $N 8 || fail "round $r: the chargers failed"
+		wait $fpid || fail "round $r: the fault ($kind) failed"
+		t1=$(date +%s.%N)
+		for i in 0 1; do wait_for "privd $i after the round" 300 up "${U[$i]}"; done
+		# convergence: 60 s at most, then the counts say what differs
+		for ((w = 0; w < 600; w++)); do same ${accts//,/ } && break; sleep 0.1; done
+		counts=$(python3 tests/integration/jepsen.py check "$dir/out" $LIMIT "${L[0]}" "${L[1]}" \
+			${accts//,/ }) || fail "round $r: the checker failed"
+		cl=0	# providers where --check-ledger finds a fault
+		for i in 0 1; do
+			"$PRIVD" -c config/dev.yaml -L "${L[$i]}" --check-ledger > "$dir/check$i.out" 2>&1 ||
+				{ cl=$((cl + 1)); cat "$dir/check$i.out" >&2; }
+		done
+		line=$(printf 'round %d %s (%.1f s): %s check-ledger %d' "$r" "$(cat "$dir/fault")" \
+			"$(awk "BEGIN { print $t1 - $t0 }")" "$counts" "$cl")
+		echo "jepsen.sh: $line"
+		echo "$line" >> "$results"
+		echo "$counts" | python3 -c 'import json,sys; c=json.load(sys.stdin); sys.exit(any(c[k] for k in ("lost","double","counter","diverged","over","unanswered")))' &&
+			[ "$cl" = 0 ] || { bad=$((bad + 1)); [ -z "${KEEP_GOING:-}" ] && fail "round $r: $line"; }
+	done
+done
+[ "$bad" = 0 ] || fail "$bad of $r rounds had faults (see above)"
+echo "jepsen.sh: $r rounds ($FAULTS, $ROUNDS each): lost 0, double 0, counters equal ledgers, providers equal, no overspend, --check-ledger clean"
+[ -z "${RESULTS:-}" ] || cp "$results" "$RESULTS"
