@@ -125,7 +125,7 @@ check:
 
 asan:
 	@deploy/deps.sh
-	@PRIVD_BULK_ACCOUNTS=5000 PRIVD_BUSY_CHARGES=5000 $(MAKE) --no-print-directory B=build/asan OPT="-O1 -g" VALGRIND= \
+	@PRIVD_BULK_ACCOUNTS=5000 PRIVD_BUSY_CHARGES=5000 ROUNDS=1 $(MAKE) --no-print-directory B=build/asan OPT="-O1 -g" VALGRIND= \
 		SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 		all unit integration
 
@@ -164,7 +164,7 @@ bench: all
 	@bench/run.sh
 
 # the guarantee of doc/replication.md under 50 rounds of each fault (about
-# 25 minutes); the counts of each round go to build/torture.txt
+# an hour); the counts of each round go to build/torture.txt
 torture: all
 	@deploy/deps.sh
 	@mkdir -p build

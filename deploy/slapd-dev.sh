@@ -71,6 +71,8 @@ accesslog_overlay() {
 	printf 'logpurge 07+00:00 01+00:00\n'
 }
 
+# syncprov as slapd-multiprovider.conf sets it (the reasons are there), with
+# contextCSN checkpointed every minute rather than every ten
 write_conf() {
 	mkdir -p "$dir/db"
 	cat > "$dir/slapd.conf" <<CONF
@@ -142,6 +144,7 @@ $(consumer_conf)
 $(peer_conf)
 overlay syncprov
 syncprov-checkpoint 100 1
+syncprov-sessionlog 10000
 $(accesslog_overlay)
 CONF
 }
