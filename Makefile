@@ -192,7 +192,7 @@ install: all
 	install -d $(DESTDIR)$(DATADIR)/web
 	install -m 644 web/index.html web/app.js web/style.css $(DESTDIR)$(DATADIR)/web/
 	install -m 644 README.md doc/model.md doc/api.md doc/quotas.md doc/imports.md doc/privctl.md \
-		doc/web.md doc/security.md doc/operating.md $(DESTDIR)$(DOCDIR)/
+		doc/web.md doc/security.md doc/operating.md doc/replication.md $(DESTDIR)$(DOCDIR)/
 	install -m 644 deploy/README.md $(DESTDIR)$(DOCDIR)/DEPLOY.md
 	install -m 644 deploy/cups/README.md $(DESTDIR)$(DOCDIR)/CUPS.md
 	install -m 644 deploy/cups/cups.yaml $(DESTDIR)$(DATADIR)/cups.yaml
