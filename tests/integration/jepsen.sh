@@ -140,12 +140,19 @@ has() { curl -sf -H 'Authorization: Bearer dev-read-4d1c8e27b9' "$1/v1/accounts/
 for i in 0 1; do wait_for "the model at privd $i" 300 has "${U[$i]}"; done
 
 # --- the faults
+gone() { ! kill -0 "$1" 2>/dev/null; }
+kill9() {	# PIDFILE: SIGKILL, and wait until the process is gone (its port free)
+	local pid
+	pid=$(cat "$1")
+	kill -9 "$pid"
+	wait_for "process $pid to go" 100 gone "$pid"
+}
 fault() {	# KIND: waits a random moment, does it, heals it
 	local i=$((RANDOM % 2))
 	sleep "0.$((2 + RANDOM % 8))"
 	case $1 in
 	kill-provider)
-		kill -9 "$(cat "$dir/p$i/slapd.pid")"
+		kill9 "$dir/p$i/slapd.pid"
 		sleep "1.$((RANDOM % 10))"
 		start_slapd $i ;;
 	partition)
@@ -154,7 +161,7 @@ fault() {	# KIND: waits a random moment, does it, heals it
 		in_ns 0 ip link set jp up
 		in_ns 1 ip link set jp up ;;
 	kill-privd)
-		kill -9 "$(cat "$dir/privd$i.pid")"
+		kill9 "$dir/privd$i.pid"
 		sleep "0.$((RANDOM % 10))"
 		start_privd $i ;;
 	esac
