@@ -108,7 +108,9 @@ wait_for "provider 2 to replicate base.ldif" 200 ldap_up "${L[1]}" ou=privileges
 #     here; each names its own provider 127.0.0.1 and lists it first
 start_privd() {	# I
 	local i=$1
-	in_ns "$i" "$PRIVD" -c config/dev.yaml -L "ldap://127.0.0.1:389/" \
+	# ip itself, not the in_ns function: a function in the background is
+	# a subshell, and $! its pid, not privd's
+	ip netns exec "${ns[$i]}" "$PRIVD" -c config/dev.yaml -L "ldap://127.0.0.1:389/" \
 		-W "ldap://127.0.0.1:389/ ldap://${pip[$((1 - i))]}:389/" -l 127.0.0.1:8080 \
 		>> "$dir/privd$i.log" 2>&1 &
 	echo $! > "$dir/privd$i.pid"
@@ -117,7 +119,8 @@ up() { curl -sf --max-time 2 "$1/readyz"; }
 U=("http://${hip[0]}:8080" "http://${hip[1]}:8080")
 for i in 0 1; do
 	start_privd $i
-	in_ns $i socat TCP-LISTEN:8080,bind="${hip[$i]}",fork,reuseaddr TCP:127.0.0.1:8080 &
+	ip netns exec "${ns[$i]}" socat TCP-LISTEN:8080,bind="${hip[$i]}",fork,reuseaddr \
+		TCP:127.0.0.1:8080 > /dev/null 2>&1 &
 	echo $! > "$dir/relay$i.pid"
 done
 for i in 0 1; do wait_for "privd $i" 300 up "${U[$i]}"; done
