@@ -332,6 +332,32 @@ learn(size_t p, LDAP *ld, int infer, char *msg, size_t n)
 	return rc;
 }
 
+/* The providers whose server id is unknown, tried once more (at most
+ * once a second, by one thread): homes cannot be counted without them. */
+static void
+learn_missing(void)
+{
+	static _Atomic long next;
+	char msg[512];
+	long now = mono_ms();
+	size_t p;
+	LDAP *ld;
+
+	if (now < atomic_load(&next))
+		return;
+	atomic_store(&next, now + 1000);
+	for (p = 0; p < nprov && !atomic_load(&ordered); p++) {
+		struct err e;
+
+		memset(&e, 0, sizeof(e));
+		if (prov[p].sid >= 0 || ldapc_open_uri(cfg, prov[p].uri, &ld, &e) != 0)
+			continue;
+		if (learn(p, ld, 1, msg, sizeof(msg)) != 0)
+			log_warn("ldap: %s", msg);
+		ldapc_close(ld);
+	}
+}
+
 int
 ldpool_start(struct err *e)
 {
@@ -497,6 +523,8 @@ ldpool_get_home(const char *key, LDAP **ld, struct err *e)
 	 * some away from it (ldap.away_allowance): two providers that both
 	 * take one account's charges each check its limit alone */
 	tries = key && nprov > 1 && cfg->away_allowance == 0 ? 1 : nprov;
+	if (key && !atomic_load(&ordered))
+		learn_missing();
 	if (key && !atomic_load(&ordered))
 		tries = 0;
 	for (k = 0; k < tries; k++) {
