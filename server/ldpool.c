@@ -234,17 +234,6 @@ done:
 	return out;
 }
 
-/* The server id in a CSN ("TIME#COUNT#SID#MOD"), or -1. */
-static int
-csn_sid(const char *csn)
-{
-	const char *s = strchr(csn, '#');
-	unsigned v;
-
-	s = s ? strchr(s + 1, '#') : NULL;
-	return s && sscanf(s + 1, "%x", &v) == 1 ? (int)v : -1;
-}
-
 static int
 by_sid(const void *a, const void *b)
 {
@@ -281,7 +270,7 @@ reorder(LDAP *ld, char *msg, size_t n)
 	}
 	if (unknown == 1 && ld != NULL && (csns = context_csns(ld)) != NULL) {
 		for (i = 0; csns[i]; i++) {
-			int sid = csn_sid(csns[i]), known = 0;
+			int sid = probe_csn_sid(csns[i]), known = 0;
 
 			for (k = 0; k < nprov; k++)
 				known |= prov[k].sid == sid;
@@ -633,8 +622,9 @@ ldpool_provider(size_t i, const char **uri, unsigned long long *taken, int *down
 	*down = mono_ms() < atomic_load(&prov[i].down_until);
 }
 
-int
-ldpool_is_provider(LDAP *ld, size_t i)
+/* The provider ld (handed out by this pool) goes to, or -1. */
+static int
+provider_of(LDAP *ld)
 {
 	int k, p = -1;
 
@@ -645,22 +635,24 @@ ldpool_is_provider(LDAP *ld, size_t i)
 			break;
 		}
 	pthread_mutex_unlock(&lock);
+	return p;
+}
+
+int
+ldpool_is_provider(LDAP *ld, size_t i)
+{
+	int p = provider_of(ld);
+
 	return p >= 0 && (size_t)p == i;
 }
 
 int
 ldpool_is_home(LDAP *ld, const char *key)
 {
-	int k, p = -1;
+	int p;
 
 	if (nprov <= 1)
 		return 1;
-	pthread_mutex_lock(&lock);
-	for (k = 0; k < size; k++)
-		if (out_ld[k] == ld) {
-			p = out_p[k];
-			break;
-		}
-	pthread_mutex_unlock(&lock);
+	p = provider_of(ld);
 	return p >= 0 && (size_t)p == canon[home_of(key)];
 }

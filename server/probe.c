@@ -9,6 +9,16 @@
 #include "ldapconn.h"
 #include "probe.h"
 
+int
+probe_csn_sid(const char *csn)
+{
+	const char *s = strchr(csn, '#');
+	unsigned v;
+
+	s = s ? strchr(s + 1, '#') : NULL;
+	return s && sscanf(s + 1, "%x", &v) == 1 ? (int)v : -1;
+}
+
 /* The probe's DN and its parent's: malloc'd, or NULL. */
 static char *
 probe_dn(const struct cfg *c, const char *nonce, char **parent)
@@ -37,8 +47,6 @@ probe_add(LDAP *ld, const struct cfg *c, char nonce[PROBE_NONCE], int *sid, stru
 	unsigned char rnd[16];
 	char *parent = NULL, *dn = NULL, csn[64];
 	LDAPMessage *res = NULL, *m;
-	const char *s;
-	unsigned v;
 	int rc, ret = -1;
 
 	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
@@ -63,13 +71,11 @@ probe_add(LDAP *ld, const struct cfg *c, char nonce[PROBE_NONCE], int *sid, stru
 	if (ldapc_search(ld, c, dn, LDAP_SCOPE_BASE, "(objectClass=*)", attrs, 1, &res, e) != 0 ||
 	    (m = ldap_first_entry(ld, res)) == NULL ||
 	    ldapc_get_buf(ld, m, "entryCSN", csn, sizeof(csn)) != 0 ||
-	    (s = strchr(csn, '#')) == NULL || (s = strchr(s + 1, '#')) == NULL ||
-	    sscanf(s + 1, "%x", &v) != 1) {
+	    (*sid = probe_csn_sid(csn)) < 0) {
 		if (e->code == ERR_NONE)
 			err_set(e, ERR_UNAVAILABLE, 0, NULL, "%s has no entryCSN with a server id", dn);
 		goto done;
 	}
-	*sid = (int)v;
 	ret = 0;
 done:
 	ldap_msgfree(res);

@@ -17,6 +17,8 @@
  * unlike a contextCSN, which a SIGKILLed slapd may bring back older than
  * the writes it holds, the entry is there or not.
  */
+/* The server id in a CSN ("TIME#COUNT#SID#MOD"), or -1. */
+int probe_csn_sid(const char *csn);
 /* Adds a probe over ld: 0 with nonce and *sid, -1 and e. */
 int probe_add(LDAP *ld, const struct cfg *c, char nonce[PROBE_NONCE], int *sid,
     struct err *e);
