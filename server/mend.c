@@ -124,27 +124,34 @@ swap(LDAPMod **mods, int n, LDAPMod *m, char (*v)[2][24], char *(*vals)[2][2],
 	return n;
 }
 
-/* Makes peer hold what home holds of dn, when it only lacks values. */
-static void
-mend_one(LDAP *home, LDAP *peer, const char *peer_uri, const char *dn)
+/*
+ * Makes peer hold h (dn at home, read before a probe that peer has shown
+ * since), when it lacks values of h and holds nothing newer: peer is then
+ * h without what home never logged. 1 when peer holds newer writes (look
+ * again later: they were in flight, and h is no longer what home holds).
+ */
+static int
+mend_one(struct state *h_, LDAP *peer, const char *peer_uri, const char *dn)
 {
-	struct state h, p;
+	struct state h = *h_, p;
 	char **ents = NULL, **reqs = NULL, **extra = NULL, v[3][2][24], *vals[3][2][2];
 	LDAPMod m[8], *mods[9];
 	int n = 0, rc;
 
-	memset(&h, 0, sizeof(h));
+	int later = 0;
+
 	memset(&p, 0, sizeof(p));
-	if (read_entry(home, dn, &h) != 1 || read_entry(peer, dn, &p) != 1)
+	if (read_entry(peer, dn, &p) != 1)
 		goto done;
 	if (h.segments != p.segments || (ents = lacking(h.entries, p.entries)) == NULL ||
 	    (reqs = lacking(h.requests, p.requests)) == NULL)
 		goto done;	/* moves differ: left to --check-ledger */
 	if (ents[0] == NULL && reqs[0] == NULL)
 		goto done;
-	if ((extra = lacking(p.entries, h.entries)) == NULL || extra[0] != NULL) {
-		log_warn("mend: %s at %s holds ledger entries its home does not: left to "
-		    "privd --check-ledger", dn, peer_uri);
+	if ((extra = lacking(p.entries, h.entries)) == NULL)
+		goto done;
+	if (extra[0] != NULL) {
+		later = 1;
 		goto done;
 	}
 	if (ents[0] != NULL) {
@@ -173,8 +180,8 @@ done:
 	free(extra);
 	free(ents);
 	free(reqs);
-	state_free(&h);
 	state_free(&p);
+	return later;
 }
 
 /* Whether peer shows a probe added at home now, within CATCHUP_MS. */
@@ -201,7 +208,9 @@ run(struct worker *self)
 	(void)self;
 	for (;;) {
 		struct note n = { NULL, NULL };
+		struct state h;
 		struct err e;
+		int again = 0;
 		LDAP *home;
 		size_t i;
 
@@ -227,17 +236,27 @@ run(struct worker *self)
 				ldpool_provider(i, &uri, &taken, &down);
 				if (ldpool_is_provider(home, i) || ldapc_open_uri(cfg, uri, &peer, &e) != 0)
 					continue;
-				if (caught_up(home, peer))
-					mend_one(home, peer, uri, n.dn);
-				else
+				/* home first: what the peer must show once it
+				 * has the probe added after it */
+				if (read_entry(home, n.dn, &h) != 1)
+					;
+				else if (caught_up(home, peer)) {
+					if (mend_one(&h, peer, uri, n.dn))
+						again = 1;
+				} else
 					log_warn("mend: %s has not caught up with the home provider of %s "
 					    "within %d s: not compared", uri, n.dn, CATCHUP_MS / 1000);
+				state_free(&h);
 				ldapc_close(peer);
 			}
 			ldpool_put(home, 0);
 		}
+		if (again)
+			mend_note(n.uid, n.dn);
 		free(n.uid);
 		free(n.dn);
+		if (again && worker_sleep(&w, 500))
+			return;
 	}
 }
 
