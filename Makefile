@@ -15,8 +15,7 @@ PORT	?= 8080
 VALGRIND ?= valgrind -q --error-exitcode=99 --leak-check=full \
 	--errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect
 
-CFLAGS	= -std=c11 -Wall -Wextra -Werror $(OPT) $(SAN) -D_GNU_SOURCE -MMD -MP \
-	  -Iserver -Itests
+CFLAGS	= -std=c11 -Wall -Wextra -Werror $(OPT) $(SAN) -D_GNU_SOURCE -MMD -MP -Iserver
 LDFLAGS	= $(SAN)
 LIBS	= -lldap -llber -lmicrohttpd -lyaml -ljansson -lnettle -lpthread
 
@@ -170,17 +169,18 @@ torture: all
 	@mkdir -p build
 	@PRIVD_BIN=$(PRIVD) ROUNDS=50 KEEP_GOING=1 RESULTS=build/torture.txt tests/integration/jepsen.sh
 
-# binaries, man pages, the unit and its user, the schema, the slapd examples
+# binaries (of the build B= names), man pages, the unit and its user, the
+# schema, the slapd examples
 install: all
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(DATADIR)/schema \
 		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) \
 		$(DESTDIR)$(CUPS_BACKENDDIR) $(DESTDIR)$(PAMDIR)
-	install -m 755 server/privd $(DESTDIR)$(SBINDIR)/privd
-	install -m 755 client/privctl $(DESTDIR)$(BINDIR)/privctl
+	install -m 755 $(PRIVD) $(DESTDIR)$(SBINDIR)/privd
+	install -m 755 $(PRIVCTL) $(DESTDIR)$(BINDIR)/privctl
 	# 0700: cupsd runs it as root, as a backend that runs other backends must be
-	install -m 700 client/cups/privd-cups $(DESTDIR)$(CUPS_BACKENDDIR)/privd
-	install -m 644 client/pam/pam_privd.so $(DESTDIR)$(PAMDIR)/pam_privd.so
+	install -m 700 $(PRIVCUPS) $(DESTDIR)$(CUPS_BACKENDDIR)/privd
+	install -m 644 $(PAMMOD) $(DESTDIR)$(PAMDIR)/pam_privd.so
 	install -m 644 doc/privctl.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 doc/privd.yaml.5 doc/privd-import.5 $(DESTDIR)$(MANDIR)/man5/
 	install -m 644 doc/privd.8 doc/privd-cups.8 doc/pam_privd.8 $(DESTDIR)$(MANDIR)/man8/

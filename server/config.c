@@ -62,12 +62,6 @@ cfg_period_name(enum period_kind p)
 	return period_names[p];
 }
 
-const char *
-cfg_combine_name(enum priv_combine c)
-{
-	return combine_names[c];
-}
-
 long
 cfg_days_from_civil(int y, int m, int d)
 {

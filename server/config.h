@@ -121,7 +121,6 @@ int cfg_name_ok(const char *s, size_t max);
 
 const char *cfg_type_name(enum priv_type t);
 const char *cfg_period_name(enum period_kind p);
-const char *cfg_combine_name(enum priv_combine c);
 
 /* Days since 1970-01-01 of a civil date; used by terms and periods. */
 long cfg_days_from_civil(int y, int m, int d);

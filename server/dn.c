@@ -68,12 +68,6 @@ dn_child(const char *attr, const char *value, const char *parent)
 }
 
 char *
-dn_rdn(const char *attr, const char *value)
-{
-	return build(attr, &value, 1, NULL);
-}
-
-char *
 dn_node(const char *path, const char *container)
 {
 	char buf[PATH_MAX_LEN + 1];

@@ -8,8 +8,6 @@
 char *dn_join(const char *rdn, const char *base);
 /* attr=value,parent with value escaped; malloc'd, NULL when out of memory. */
 char *dn_child(const char *attr, const char *value, const char *parent);
-/* attr=value alone (an RDN, for a rename); malloc'd. */
-char *dn_rdn(const char *attr, const char *value);
 /* The DN of tree node path under container: cn=leaf,...,cn=top,container. */
 char *dn_node(const char *path, const char *container);
 

@@ -165,16 +165,3 @@ grant_clear(struct grant *g)
 	free(g->text);
 	g->elem = g->text = NULL;
 }
-
-int
-grant_copy(struct grant *dst, const struct grant *src)
-{
-	*dst = *src;
-	dst->elem = src->elem ? strdup(src->elem) : NULL;
-	dst->text = strdup(src->text);
-	if ((src->elem && dst->elem == NULL) || dst->text == NULL) {
-		grant_clear(dst);
-		return -1;
-	}
-	return 0;
-}

@@ -48,7 +48,5 @@ int grant_make_pool(const struct cfg *c, int priv, const char *value,
     struct grant *g, struct err *e);
 /* Frees what g owns (not g). */
 void grant_clear(struct grant *g);
-/* Copies src into dst (which owns the copy); -1 when out of memory. */
-int grant_copy(struct grant *dst, const struct grant *src);
 
 #endif

@@ -1,4 +1,5 @@
 /* main.c - privd: start, signals, and the one-shot commands (check-config, import, hash-key). */
+#include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <signal.h>
@@ -506,7 +507,17 @@ main(int argc, char **argv)
 			goto done;
 	}
 	if ((offset = getenv("PRIVD_CLOCK_OFFSET")) != NULL && *offset) {
-		period_set_offset(strtol(offset, NULL, 10));
+		char *end;
+		long sec;
+
+		errno = 0;
+		sec = strtol(offset, &end, 10);
+		if (errno != 0 || *end != '\0') {
+			fprintf(stderr, "privd: PRIVD_CLOCK_OFFSET=%s: not a whole number "
+			    "of seconds\n", offset);
+			goto done;
+		}
+		period_set_offset(sec);
 		log_warn("PRIVD_CLOCK_OFFSET=%s: counting usage at a shifted time "
 		    "(for tests only)", offset);
 	}

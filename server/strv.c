@@ -34,20 +34,6 @@ strv_of(const char *a, const char *b)
 	return v;
 }
 
-char **
-strv_dup(char *const *v, size_t n)
-{
-	char **out = strv_new(n);
-	size_t i;
-
-	for (i = 0; out && i < n; i++)
-		if ((out[i] = strdup(v[i])) == NULL) {
-			strv_free(out);
-			return NULL;
-		}
-	return out;
-}
-
 size_t
 strv_len(char *const *v)
 {
