@@ -255,24 +255,32 @@ api_node_add(struct req *r)
 	return run_edit(r, &doc, "mkdir", NULL);
 }
 
-/* Polls the snapshot until the tree shows path present (or absent). */
+struct node_wait {
+	enum tree_side side;
+	const char *path;
+	int present;
+};
+
+static int
+node_shown(void *arg)
+{
+	const struct node_wait *w = arg;
+	int t, has;
+	const struct snap *s = snap_enter(&t);
+
+	has = s && (w->side == TREE_REASONS ? snap_reason_exists(s, w->path) :
+	    snap_org_exists(s, w->path));
+	snap_leave(t);
+	return has == w->present;
+}
+
+/* Waits until the published snapshot shows path present (or absent). */
 static void
 wait_node(const struct cfg *c, enum tree_side side, const char *path, int present)
 {
-	long i, n = (long)c->ldap_timeout_s * 500;
+	struct node_wait w = { side, path, present };
 
-	for (i = 0; i < n; i++) {
-		struct timespec pause = { 0, 2 * 1000000L };
-		int t, has;
-		const struct snap *s = snap_enter(&t);
-
-		has = s && (side == TREE_REASONS ? snap_reason_exists(s, path) :
-		    snap_org_exists(s, path));
-		snap_leave(t);
-		if (has == present)
-			return;
-		nanosleep(&pause, NULL);
-	}
+	sync_wait(node_shown, &w, c->ldap_timeout_s * 1000);
 }
 
 static enum MHD_Result

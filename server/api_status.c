@@ -8,6 +8,7 @@
 #include "conns.h"
 #include "ldpool.h"
 #include "metrics.h"
+#include "mirror.h"
 #include "pending.h"
 #include "snapshot.h"
 #include "sync.h"
@@ -131,7 +132,7 @@ api_metrics(struct req *r)
 	    "privd_sync_usage_entries_total %llu\n",
 	    s ? (long long)(time(NULL) - s->built) : -1LL,
 	    s ? s->naccounts : 0, s ? s->ncells : 0, s ? s->nmres : 0,
-	    sync_build_seconds(), (unsigned long long)sync_reconnects(),
+	    mirror_build_seconds(), (unsigned long long)sync_reconnects(),
 	    sync_state() == SYNC_STALE, ps.open,
 	    ps.open && ps.started ? (long long)(time(NULL) - ps.started) : 0LL, ps.stale,
 	    ubytes, uentries);

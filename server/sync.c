@@ -1,7 +1,7 @@
 /*
  * sync.c - the LDAP follower: three refreshAndPersist searches (the privilege
- * subtree, the people, the usage counters), a mirror of what the first two
- * returned, and a new snapshot built from the mirror after each burst of
+ * subtree, the people, the usage counters). What the first two return goes
+ * to the mirror (mirror.c), which builds a new snapshot after each burst of
  * changes. Usage counters change with every charge, so they bypass the
  * snapshot and go straight to the usage table. While a recorded change is
  * open (pending.c) no snapshot is published, and one built then (at start)
@@ -12,6 +12,7 @@
  * to the callback for every message in it, which loses entries whenever
  * slapd sends faster than privd reads (every large refresh).
  */
+#include <errno.h>
 #include <poll.h>
 #include <signal.h>
 #include <unistd.h>
@@ -29,26 +30,13 @@
 #include "dn.h"
 #include "ldapconn.h"
 #include "log.h"
-#include "membership.h"
-#include "path.h"
+#include "mirror.h"
 #include "pending.h"
-#include "pool.h"
 #include "period.h"
 #include "snapshot.h"
 #include "strmap.h"
-#include "strv.h"
 #include "sync.h"
 #include "usage.h"
-
-enum mkind { MK_REASON, MK_ORG, MK_CELL, MK_ACCOUNT };
-
-struct mentry {
-	char uuid[33];
-	enum mkind kind;
-	char *key;		/* path, cell name or uid */
-	char **vals;		/* grants or membership cell names */
-	size_t nvals;
-};
 
 #define CSN_MAX 64
 
@@ -66,7 +54,6 @@ static pthread_t thread;
 static atomic_int stopping;
 static atomic_int state = SYNC_STARTING;
 static atomic_ulong reconnects;
-static atomic_long build_usec;
 static pthread_mutex_t errlock = PTHREAD_MUTEX_INITIALIZER;
 static char last_error[ERR_MSG_MAX];
 /* an error no retry mends (a refused bind, no syncprov, no subtree): before
@@ -74,11 +61,10 @@ static char last_error[ERR_MSG_MAX];
 static atomic_int permanent;
 static atomic_int fatal;
 
-static char *reasons_dn, *orgs_dn, *cells_dn, *usage_dn;
+static char *usage_dn;
 /* the CSN each stream had delivered when the current snapshot was built */
 static pthread_mutex_t csnlock = PTHREAD_MUTEX_INITIALIZER;
 static char published_csn[2][CSN_MAX];
-static struct strmap mirror;
 static struct strmap usage_ids;	/* entryUUID -> usage key, for deletes */
 static unsigned long events;
 
@@ -112,56 +98,6 @@ sync_reconnects(void)
 	return atomic_load(&reconnects);
 }
 
-double
-sync_build_seconds(void)
-{
-	return atomic_load(&build_usec) / 1e6;
-}
-
-static void
-mentry_free(struct mentry *m)
-{
-	size_t i;
-
-	if (m == NULL)
-		return;
-	for (i = 0; i < m->nvals; i++)
-		free(m->vals[i]);
-	free(m->vals);
-	free(m->key);
-	free(m);
-}
-
-static void
-mirror_clear(void)
-{
-	size_t i;
-
-	for (i = 0; i < mirror.cap; i++)
-		if (mirror.slots[i].key != NULL)
-			mentry_free(mirror.slots[i].val);
-	strmap_free(&mirror);
-}
-
-static void
-mirror_forget(const char *uuid)
-{
-	mentry_free(strmap_del(&mirror, uuid));
-}
-
-static void
-mirror_keep(struct mentry *m)
-{
-	int failed;
-
-	mirror_forget(m->uuid);
-	strmap_put(&mirror, m->uuid, m, &failed);
-	if (failed) {
-		log_warn("sync: out of memory; dropping an entry");
-		mentry_free(m);
-	}
-}
-
 static void
 uuid_hex(const struct berval *bv, char out[33])
 {
@@ -173,101 +109,6 @@ uuid_hex(const struct berval *bv, char out[33])
 		out[2 * i + 1] = hex[(unsigned char)bv->bv_val[i] & 15];
 	}
 	out[2 * n] = '\0';
-}
-
-static int
-add_val(struct mentry *m, const char *s, size_t len)
-{
-	char **nv = realloc(m->vals, (m->nvals + 1) * sizeof(*nv));
-
-	if (nv == NULL)
-		return -1;
-	m->vals = nv;
-	if ((m->vals[m->nvals] = strndup(s, len)) == NULL)
-		return -1;
-	m->nvals++;
-	return 0;
-}
-
-/* Reads an entry of the privilege subtree or the people into a mirror entry. */
-static struct mentry *
-read_entry(LDAP *ld, LDAPMessage *msg, int people)
-{
-	char buf[CELL_MAX_LEN + 1];
-	struct berval **vals = NULL;
-	struct mentry *m;
-	char *dn;
-	size_t i;
-
-	if ((dn = ldap_get_dn(ld, msg)) == NULL)
-		return NULL;
-	if ((m = calloc(1, sizeof(*m))) == NULL)
-		goto fail;
-	if (people) {
-		m->kind = MK_ACCOUNT;
-		vals = ldap_get_values_len(ld, msg, cfg->uid_attr);
-		if (vals == NULL || vals[0] == NULL) {
-			log_warn("sync: %s has privAccount but no %s; ignored", dn, cfg->uid_attr);
-			goto fail;
-		}
-		if ((m->key = strndup(vals[0]->bv_val, vals[0]->bv_len)) == NULL)
-			goto fail;
-		ldap_value_free_len(vals);
-		vals = ldap_get_values_len(ld, msg, "privMembership");
-		for (i = 0; vals && vals[i]; i++) {
-			char *mdn = strndup(vals[i]->bv_val, vals[i]->bv_len);
-			int ok = mdn && dn_leaf_cn(mdn, cells_dn, buf, sizeof(buf)) == 0;
-
-			if (!ok)
-				log_warn("sync: %s: membership '%s' is not a cell under %s; ignored",
-				    dn, mdn ? mdn : "?", cells_dn);
-			free(mdn);
-			if (ok && add_val(m, buf, strlen(buf)) != 0)
-				goto fail;
-		}
-		ldap_value_free_len(vals);
-		vals = NULL;
-		/* dated memberships travel as "CELL|FROM|UNTIL" (membership.h) */
-		if (membership_read_dates(ld, msg, m->vals, m->nvals) < 0)
-			goto fail;
-	} else if (dn_leaf_cn(dn, cells_dn, buf, sizeof(buf)) == 0) {
-		m->kind = MK_CELL;
-		if ((m->key = strdup(buf)) == NULL)
-			goto fail;
-		{
-			char **cv = pool_cell_vals(ld, msg);
-
-			for (i = 0; cv && cv[i]; i++)
-				if (add_val(m, cv[i], strlen(cv[i])) != 0)
-					break;
-			if (cv == NULL || cv[i] != NULL) {
-				strv_free(cv);
-				goto fail;
-			}
-			strv_free(cv);
-		}
-	} else if (dn_path(dn, reasons_dn, buf, sizeof(buf)) == 0 && buf[0]) {
-		m->kind = MK_REASON;
-		if ((m->key = strdup(buf)) == NULL)
-			goto fail;
-	} else if (dn_path(dn, orgs_dn, buf, sizeof(buf)) == 0 && buf[0]) {
-		m->kind = MK_ORG;
-		if ((m->key = strdup(buf)) == NULL)
-			goto fail;
-	} else {
-		log_debug("sync: %s is not a node or cell; ignored", dn);
-		goto fail;
-	}
-	if (vals)
-		ldap_value_free_len(vals);
-	ldap_memfree(dn);
-	return m;
-fail:
-	if (vals)
-		ldap_value_free_len(vals);
-	ldap_memfree(dn);
-	mentry_free(m);
-	return NULL;
 }
 
 /* Keeps the newest csn= of a sync cookie ("rid=000,csn=2026...Z#000000#000#000000"). */
@@ -445,8 +286,6 @@ on_entry(struct follower *f, LDAPMessage *msg, enum stream stream)
 	switch (st) {
 	case LDAP_SYNC_ADD:
 	case LDAP_SYNC_MODIFY: {
-		struct mentry *m;
-
 		if (stream == ST_PRIVILEGES) {
 			char *dn = ldap_get_dn(f->ld, msg);
 			int rec = dn && pending_is(dn);
@@ -457,15 +296,8 @@ on_entry(struct follower *f, LDAPMessage *msg, enum stream stream)
 			if (rec)
 				break;
 		}
-		m = read_entry(f->ld, msg, stream == ST_PEOPLE);
-
-		if (m == NULL) {
-			/* no longer something privd follows (or unreadable) */
-			mirror_forget(key);
-			break;
-		}
-		memcpy(m->uuid, key, sizeof(key));
-		mirror_keep(m);
+		/* gone when no longer something privd follows (or unreadable) */
+		mirror_entry(f->ld, msg, stream == ST_PEOPLE, key);
 		break;
 	}
 	case LDAP_SYNC_DELETE:
@@ -658,151 +490,81 @@ now_ms(void)
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
+/*
+ * The follower signals every publication; writers that wait to read their
+ * own writes sleep on it with a deadline instead of polling.
+ */
+static pthread_cond_t published;
+static pthread_once_t published_once = PTHREAD_ONCE_INIT;
+
+static void
+published_init(void)
+{
+	pthread_condattr_t a;
+
+	pthread_condattr_init(&a);
+	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+	pthread_cond_init(&published, &a);
+	pthread_condattr_destroy(&a);
+}
+
 static void
 publish_csns(const struct follower *fp, const struct follower *fa)
 {
+	pthread_once(&published_once, published_init);
 	pthread_mutex_lock(&csnlock);
 	memcpy(published_csn[0], fp->csn, CSN_MAX);
 	memcpy(published_csn[1], fa->csn, CSN_MAX);
+	pthread_cond_broadcast(&published);
 	pthread_mutex_unlock(&csnlock);
+}
+
+int
+sync_wait(int (*ready)(void *), void *arg, int timeout_ms)
+{
+	struct timespec until;
+	int ok;
+
+	pthread_once(&published_once, published_init);
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += timeout_ms / 1000;
+	until.tv_nsec += (timeout_ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&csnlock);
+	while (!(ok = ready(arg)))
+		if (pthread_cond_timedwait(&published, &csnlock, &until) == ETIMEDOUT) {
+			ok = ready(arg);
+			break;
+		}
+	pthread_mutex_unlock(&csnlock);
+	return ok ? 0 : -1;
+}
+
+struct csn_pair {
+	const char *privileges, *people;
+};
+
+/* Called with csnlock held. */
+static int
+csns_published(void *arg)
+{
+	const struct csn_pair *w = arg;
+
+	return (w->privileges == NULL || *w->privileges == '\0' ||
+	    strcmp(published_csn[0], w->privileges) >= 0) &&
+	    (w->people == NULL || *w->people == '\0' ||
+	    strcmp(published_csn[1], w->people) >= 0);
 }
 
 int
 sync_wait_csn(const char *privileges_csn, const char *people_csn, int timeout_ms)
 {
-	long until = now_ms() + timeout_ms;
+	struct csn_pair w = { privileges_csn, people_csn };
 
-	for (;;) {
-		struct timespec pause = { 0, 2 * 1000000L };
-		int ok;
-
-		pthread_mutex_lock(&csnlock);
-		ok = (privileges_csn == NULL || *privileges_csn == '\0' ||
-		    strcmp(published_csn[0], privileges_csn) >= 0) &&
-		    (people_csn == NULL || *people_csn == '\0' ||
-		    strcmp(published_csn[1], people_csn) >= 0);
-		pthread_mutex_unlock(&csnlock);
-		if (ok)
-			return 0;
-		if (now_ms() >= until)
-			return -1;
-		nanosleep(&pause, NULL);
-	}
-}
-
-/* The model the mirror holds, with the states before any open change laid over it. */
-static int
-rebuild(void)
-{
-	struct pending_ov ov;
-	struct snap_input in;
-	struct snap_in_cell *cells = NULL;
-	struct snap_in_account *accts = NULL;
-	const char **reasons = NULL, **orgs = NULL;
-	struct timespec t0, t1;
-	struct snap *s;
-	struct err e;
-	size_t i, n = mirror.len;
-	int rc = -1;
-
-	static const char kinds[] = { CHG_REASON, CHG_ORG, CHG_CELL, CHG_ACCOUNT };
-	const struct chg_obj *o;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	memset(&in, 0, sizeof(in));
-	if (pending_overlay(&ov) != 0)
-		return -1;
-	n += pending_ov_len(&ov);
-	reasons = calloc(n + 1, sizeof(*reasons));
-	orgs = calloc(n + 1, sizeof(*orgs));
-	cells = calloc(n + 1, sizeof(*cells));
-	accts = calloc(n + 1, sizeof(*accts));
-	if (!reasons || !orgs || !cells || !accts)
-		goto fail;
-	for (i = 0; i < mirror.cap; i++) {
-		const struct mentry *m = mirror.slots[i].val;
-		const char **vals;
-		size_t nvals;
-
-		if (mirror.slots[i].key == NULL)
-			continue;
-		vals = (const char **)m->vals;
-		nvals = m->nvals;
-		if ((o = pending_ov_get(&ov, kinds[m->kind], m->key)) != NULL) {
-			if (!o->present)
-				continue;	/* the open change added it */
-			vals = (const char **)o->vals;
-			nvals = o->nvals;
-		}
-		switch (m->kind) {
-		case MK_REASON:
-			reasons[in.nreasons++] = m->key;
-			break;
-		case MK_ORG:
-			orgs[in.norgs++] = m->key;
-			break;
-		case MK_CELL:
-			cells[in.ncells].name = m->key;
-			cells[in.ncells].grants = vals;
-			cells[in.ncells++].ngrants = nvals;
-			break;
-		case MK_ACCOUNT:
-			if (nvals == 0 && cfg->default_cell != NULL) {
-				vals = (const char **)&cfg->default_cell;
-				nvals = 1;
-			}
-			accts[in.naccounts].uid = m->key;
-			accts[in.naccounts].cells = vals;
-			accts[in.naccounts++].ncells = nvals;
-			break;
-		}
-	}
-	/* what the open change has removed so far */
-	for (i = 0; i < pending_ov_len(&ov); i++) {
-		if ((o = pending_ov_unused(&ov, i)) == NULL || !o->present)
-			continue;
-		switch (o->kind) {
-		case CHG_REASON:
-			reasons[in.nreasons++] = o->key;
-			break;
-		case CHG_ORG:
-			orgs[in.norgs++] = o->key;
-			break;
-		case CHG_CELL:
-			cells[in.ncells].name = o->key;
-			cells[in.ncells].grants = (const char **)o->vals;
-			cells[in.ncells++].ngrants = o->nvals;
-			break;
-		case CHG_ACCOUNT:
-			accts[in.naccounts].uid = o->key;
-			accts[in.naccounts].cells = (const char **)o->vals;
-			accts[in.naccounts++].ncells = o->nvals;
-			break;
-		}
-	}
-	in.reasons = reasons;
-	in.orgs = orgs;
-	in.cells = cells;
-	in.accounts = accts;
-	if ((s = snap_build(cfg, &in, &e)) == NULL)
-		goto fail;
-	snap_publish(s);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	atomic_store(&build_usec, (t1.tv_sec - t0.tv_sec) * 1000000L +
-	    (t1.tv_nsec - t0.tv_nsec) / 1000);
-	log_debug("sync: snapshot %llu: %zu reasons, %zu organisations, %zu cells, "
-	    "%zu accounts", (unsigned long long)s->gen, in.nreasons, in.norgs,
-	    in.ncells, in.naccounts);
-	rc = 0;
-fail:
-	if (rc != 0)
-		log_warn("sync: cannot build a snapshot: out of memory");
-	pending_ov_free(&ov);
-	free(reasons);
-	free(orgs);
-	free(cells);
-	free(accts);
-	return rc;
+	return sync_wait(csns_published, &w, timeout_ms);
 }
 
 /* One connected session: refresh both, publish, follow until failure. */
@@ -828,7 +590,6 @@ follow(void)
 	snprintf(people_filter, sizeof(people_filter), "(|(objectClass=privAccount)(%s=*))",
 	    cfg->uid_attr);
 
-	strmap_init(&mirror);
 	strmap_init(&usage_ids);
 	/* usage on the base, not ou=usage: the base always exists */
 	if (begin(&fp, cfg->base_dn, "(|(objectClass=privReason)(objectClass=privOrganisation)"
@@ -849,7 +610,7 @@ follow(void)
 		hold = pending_holding(fa.csn);
 		pending_audit();
 		if (!live && fp.refreshed && fa.refreshed && fu.refreshed) {
-			if (rebuild() != 0)
+			if (mirror_publish() != 0)
 				goto out;
 			publish_csns(&fp, &fa);
 			live = 1;
@@ -869,7 +630,7 @@ follow(void)
 		if (live && dirty_since == 0 && !hold && snap_due(period_now()))
 			dirty_since = 1;
 		if (live && dirty_since != 0 && !hold) {
-			if (rebuild() != 0)
+			if (mirror_publish() != 0)
 				goto out;
 			publish_csns(&fp, &fa);
 			dirty_since = 0;
@@ -981,11 +742,8 @@ int
 sync_start(const struct cfg *c)
 {
 	cfg = c;
-	reasons_dn = dn_join("ou=reasons", c->base_dn);
-	orgs_dn = dn_join("ou=organisations", c->base_dn);
-	cells_dn = dn_join("ou=cells", c->base_dn);
 	usage_dn = dn_join("ou=usage", c->base_dn);
-	if (!reasons_dn || !orgs_dn || !cells_dn || !usage_dn || pending_init(c) != 0)
+	if (usage_dn == NULL || mirror_init(c) != 0 || pending_init(c) != 0)
 		return -1;
 	atomic_store(&stopping, 0);
 	if (pthread_create(&thread, NULL, run, NULL) != 0)
@@ -999,9 +757,7 @@ sync_stop(void)
 	atomic_store(&stopping, 1);
 	pthread_join(thread, NULL);
 	pending_free();
-	free(reasons_dn);
-	free(orgs_dn);
-	free(cells_dn);
+	mirror_free();
 	free(usage_dn);
-	reasons_dn = orgs_dn = cells_dn = usage_dn = NULL;
+	usage_dn = NULL;
 }

@@ -27,11 +27,15 @@ void sync_last_error(char *out, size_t n);
  * that stream). -1 when timeout_ms passed first.
  */
 int sync_wait_csn(const char *privileges_csn, const char *people_csn, int timeout_ms);
+/*
+ * Waits until ready(arg) is true, asking it again each time the follower
+ * publishes a snapshot; -1 when timeout_ms passed first. ready runs under
+ * the follower's publication lock: it must be quick and must not wait.
+ */
+int sync_wait(int (*ready)(void *), void *arg, int timeout_ms);
 /* Whether the follower gave up on a permanent error before the first
  * snapshot (it then sent privd SIGTERM): main exits with 1. */
 int sync_fatal(void);
-/* Seconds the last snapshot took to build. */
-double sync_build_seconds(void);
 /* What the usage stream has carried: bytes of DNs, names and values, and entries. */
 void sync_usage_traffic(unsigned long long *bytes, unsigned long long *entries);
 

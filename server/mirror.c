@@ -1,0 +1,335 @@
+/*
+ * mirror.c - the follower's copy of the model as the directory holds it: one
+ * entry per tree node, cell and person, keyed by entryUUID, and the snapshot
+ * built from it with the states before any open change laid over it.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <lber.h>
+#include <ldap.h>
+
+#include "dn.h"
+#include "log.h"
+#include "membership.h"
+#include "mirror.h"
+#include "path.h"
+#include "pending.h"
+#include "pool.h"
+#include "snapshot.h"
+#include "strmap.h"
+#include "strv.h"
+
+enum mkind { MK_REASON, MK_ORG, MK_CELL, MK_ACCOUNT };
+
+struct mentry {
+	char uuid[33];
+	enum mkind kind;
+	char *key;		/* path, cell name or uid */
+	char **vals;		/* grants or membership cell names */
+	size_t nvals;
+};
+
+static const struct cfg *cfg;
+static char *reasons_dn, *orgs_dn, *cells_dn;
+static struct strmap mirror;
+static atomic_long build_usec;
+
+int
+mirror_init(const struct cfg *c)
+{
+	cfg = c;
+	reasons_dn = dn_join("ou=reasons", c->base_dn);
+	orgs_dn = dn_join("ou=organisations", c->base_dn);
+	cells_dn = dn_join("ou=cells", c->base_dn);
+	strmap_init(&mirror);
+	return reasons_dn && orgs_dn && cells_dn ? 0 : -1;
+}
+
+void
+mirror_free(void)
+{
+	mirror_clear();
+	free(reasons_dn);
+	free(orgs_dn);
+	free(cells_dn);
+	reasons_dn = orgs_dn = cells_dn = NULL;
+}
+
+double
+mirror_build_seconds(void)
+{
+	return atomic_load(&build_usec) / 1e6;
+}
+
+static void
+mentry_free(struct mentry *m)
+{
+	size_t i;
+
+	if (m == NULL)
+		return;
+	for (i = 0; i < m->nvals; i++)
+		free(m->vals[i]);
+	free(m->vals);
+	free(m->key);
+	free(m);
+}
+
+void
+mirror_clear(void)
+{
+	size_t i;
+
+	for (i = 0; i < mirror.cap; i++)
+		if (mirror.slots[i].key != NULL)
+			mentry_free(mirror.slots[i].val);
+	strmap_free(&mirror);
+}
+
+void
+mirror_forget(const char *uuid)
+{
+	mentry_free(strmap_del(&mirror, uuid));
+}
+
+static void
+mirror_keep(struct mentry *m)
+{
+	int failed;
+
+	mirror_forget(m->uuid);
+	strmap_put(&mirror, m->uuid, m, &failed);
+	if (failed) {
+		log_warn("sync: out of memory; dropping an entry");
+		mentry_free(m);
+	}
+}
+
+static int
+add_val(struct mentry *m, const char *s, size_t len)
+{
+	char **nv = realloc(m->vals, (m->nvals + 1) * sizeof(*nv));
+
+	if (nv == NULL)
+		return -1;
+	m->vals = nv;
+	if ((m->vals[m->nvals] = strndup(s, len)) == NULL)
+		return -1;
+	m->nvals++;
+	return 0;
+}
+
+/* Reads an entry of the privilege subtree or the people into a mirror entry. */
+static struct mentry *
+read_entry(LDAP *ld, LDAPMessage *msg, int people)
+{
+	char buf[CELL_MAX_LEN + 1];
+	struct berval **vals = NULL;
+	struct mentry *m;
+	char *dn;
+	size_t i;
+
+	if ((dn = ldap_get_dn(ld, msg)) == NULL)
+		return NULL;
+	if ((m = calloc(1, sizeof(*m))) == NULL)
+		goto fail;
+	if (people) {
+		m->kind = MK_ACCOUNT;
+		vals = ldap_get_values_len(ld, msg, cfg->uid_attr);
+		if (vals == NULL || vals[0] == NULL) {
+			log_warn("sync: %s has privAccount but no %s; ignored", dn, cfg->uid_attr);
+			goto fail;
+		}
+		if ((m->key = strndup(vals[0]->bv_val, vals[0]->bv_len)) == NULL)
+			goto fail;
+		ldap_value_free_len(vals);
+		vals = ldap_get_values_len(ld, msg, "privMembership");
+		for (i = 0; vals && vals[i]; i++) {
+			char *mdn = strndup(vals[i]->bv_val, vals[i]->bv_len);
+			int ok = mdn && dn_leaf_cn(mdn, cells_dn, buf, sizeof(buf)) == 0;
+
+			if (!ok)
+				log_warn("sync: %s: membership '%s' is not a cell under %s; ignored",
+				    dn, mdn ? mdn : "?", cells_dn);
+			free(mdn);
+			if (ok && add_val(m, buf, strlen(buf)) != 0)
+				goto fail;
+		}
+		ldap_value_free_len(vals);
+		vals = NULL;
+		/* dated memberships travel as "CELL|FROM|UNTIL" (membership.h) */
+		if (membership_read_dates(ld, msg, m->vals, m->nvals) < 0)
+			goto fail;
+	} else if (dn_leaf_cn(dn, cells_dn, buf, sizeof(buf)) == 0) {
+		m->kind = MK_CELL;
+		if ((m->key = strdup(buf)) == NULL)
+			goto fail;
+		{
+			char **cv = pool_cell_vals(ld, msg);
+
+			for (i = 0; cv && cv[i]; i++)
+				if (add_val(m, cv[i], strlen(cv[i])) != 0)
+					break;
+			if (cv == NULL || cv[i] != NULL) {
+				strv_free(cv);
+				goto fail;
+			}
+			strv_free(cv);
+		}
+	} else if (dn_path(dn, reasons_dn, buf, sizeof(buf)) == 0 && buf[0]) {
+		m->kind = MK_REASON;
+		if ((m->key = strdup(buf)) == NULL)
+			goto fail;
+	} else if (dn_path(dn, orgs_dn, buf, sizeof(buf)) == 0 && buf[0]) {
+		m->kind = MK_ORG;
+		if ((m->key = strdup(buf)) == NULL)
+			goto fail;
+	} else {
+		log_debug("sync: %s is not a node or cell; ignored", dn);
+		goto fail;
+	}
+	if (vals)
+		ldap_value_free_len(vals);
+	ldap_memfree(dn);
+	return m;
+fail:
+	if (vals)
+		ldap_value_free_len(vals);
+	ldap_memfree(dn);
+	mentry_free(m);
+	return NULL;
+}
+
+
+void
+mirror_entry(LDAP *ld, LDAPMessage *msg, int people, const char *uuid)
+{
+	struct mentry *m = read_entry(ld, msg, people);
+
+	if (m == NULL) {
+		mirror_forget(uuid);
+		return;
+	}
+	snprintf(m->uuid, sizeof(m->uuid), "%s", uuid);
+	mirror_keep(m);
+}
+
+int
+mirror_publish(void)
+{
+	struct pending_ov ov;
+	struct snap_input in;
+	struct snap_in_cell *cells = NULL;
+	struct snap_in_account *accts = NULL;
+	const char **reasons = NULL, **orgs = NULL;
+	struct timespec t0, t1;
+	struct snap *s;
+	struct err e;
+	size_t i, n = mirror.len;
+	int rc = -1;
+
+	static const char kinds[] = { CHG_REASON, CHG_ORG, CHG_CELL, CHG_ACCOUNT };
+	const struct chg_obj *o;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	memset(&in, 0, sizeof(in));
+	if (pending_overlay(&ov) != 0)
+		return -1;
+	n += pending_ov_len(&ov);
+	reasons = calloc(n + 1, sizeof(*reasons));
+	orgs = calloc(n + 1, sizeof(*orgs));
+	cells = calloc(n + 1, sizeof(*cells));
+	accts = calloc(n + 1, sizeof(*accts));
+	if (!reasons || !orgs || !cells || !accts)
+		goto fail;
+	for (i = 0; i < mirror.cap; i++) {
+		const struct mentry *m = mirror.slots[i].val;
+		const char **vals;
+		size_t nvals;
+
+		if (mirror.slots[i].key == NULL)
+			continue;
+		vals = (const char **)m->vals;
+		nvals = m->nvals;
+		if ((o = pending_ov_get(&ov, kinds[m->kind], m->key)) != NULL) {
+			if (!o->present)
+				continue;	/* the open change added it */
+			vals = (const char **)o->vals;
+			nvals = o->nvals;
+		}
+		switch (m->kind) {
+		case MK_REASON:
+			reasons[in.nreasons++] = m->key;
+			break;
+		case MK_ORG:
+			orgs[in.norgs++] = m->key;
+			break;
+		case MK_CELL:
+			cells[in.ncells].name = m->key;
+			cells[in.ncells].grants = vals;
+			cells[in.ncells++].ngrants = nvals;
+			break;
+		case MK_ACCOUNT:
+			if (nvals == 0 && cfg->default_cell != NULL) {
+				vals = (const char **)&cfg->default_cell;
+				nvals = 1;
+			}
+			accts[in.naccounts].uid = m->key;
+			accts[in.naccounts].cells = vals;
+			accts[in.naccounts++].ncells = nvals;
+			break;
+		}
+	}
+	/* what the open change has removed so far */
+	for (i = 0; i < pending_ov_len(&ov); i++) {
+		if ((o = pending_ov_unused(&ov, i)) == NULL || !o->present)
+			continue;
+		switch (o->kind) {
+		case CHG_REASON:
+			reasons[in.nreasons++] = o->key;
+			break;
+		case CHG_ORG:
+			orgs[in.norgs++] = o->key;
+			break;
+		case CHG_CELL:
+			cells[in.ncells].name = o->key;
+			cells[in.ncells].grants = (const char **)o->vals;
+			cells[in.ncells++].ngrants = o->nvals;
+			break;
+		case CHG_ACCOUNT:
+			accts[in.naccounts].uid = o->key;
+			accts[in.naccounts].cells = (const char **)o->vals;
+			accts[in.naccounts++].ncells = o->nvals;
+			break;
+		}
+	}
+	in.reasons = reasons;
+	in.orgs = orgs;
+	in.cells = cells;
+	in.accounts = accts;
+	if ((s = snap_build(cfg, &in, &e)) == NULL)
+		goto fail;
+	snap_publish(s);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	atomic_store(&build_usec, (t1.tv_sec - t0.tv_sec) * 1000000L +
+	    (t1.tv_nsec - t0.tv_nsec) / 1000);
+	log_debug("sync: snapshot %llu: %zu reasons, %zu organisations, %zu cells, "
+	    "%zu accounts", (unsigned long long)s->gen, in.nreasons, in.norgs,
+	    in.ncells, in.naccounts);
+	rc = 0;
+fail:
+	if (rc != 0)
+		log_warn("sync: cannot build a snapshot: out of memory");
+	pending_ov_free(&ov);
+	free(reasons);
+	free(orgs);
+	free(cells);
+	free(accts);
+	return rc;
+}
+

@@ -1,0 +1,27 @@
+/* mirror.h - the follower's copy of the model entries, and the snapshot built from it. */
+#ifndef PRIVD_MIRROR_H
+#define PRIVD_MIRROR_H
+
+#include <ldap.h>
+
+#include "config.h"
+
+int mirror_init(const struct cfg *c);
+/* Forgets every entry and what mirror_init allocated. */
+void mirror_free(void);
+/*
+ * Keeps what an entry of the privilege subtree (people = 0) or the people
+ * says, under its entryUUID (hex); an entry that is no node, cell or person
+ * privd follows is forgotten instead.
+ */
+void mirror_entry(LDAP *ld, LDAPMessage *msg, int people, const char *uuid);
+void mirror_forget(const char *uuid);
+/* Forgets every entry (a new session refreshes them all). */
+void mirror_clear(void);
+/* Builds a snapshot of the mirror and the open change's before-states and
+ * publishes it; -1 when out of memory. */
+int mirror_publish(void);
+/* Seconds the last snapshot took to build. */
+double mirror_build_seconds(void);
+
+#endif
