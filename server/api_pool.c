@@ -14,11 +14,11 @@
 static json_t *
 quotas(const struct snap *s, const struct snap_cell *c, int priv, time_t now)
 {
-	char holder[POOL_HOLDER_MAX];
+	char holder[HOLDER_MAX];
 	json_t *o = json_object();
 	size_t i;
 
-	pool_holder(holder, c->name);
+	holder_pool(holder, c->name);
 	for (i = 0; o && i < c->npools; i++) {
 		const struct grant *g = &c->pools[i];
 		const struct cfg_priv *def = &s->cfg->privs[g->priv];

@@ -34,7 +34,7 @@ pool_of(struct req *r, const struct snap *s, int p, struct quota_req *q,
 		    r->part[2], s->cfg->privs[p].name);
 		return -1;
 	}
-	pool_holder(q->uid_buf, c->name);
+	holder_pool(q->uid_buf, c->name);
 	q->uid = q->uid_buf;
 	q->limit = g->num;
 	return 0;
@@ -98,7 +98,7 @@ done:
 static void
 subject(json_t *o, const struct quota_req *q)
 {
-	const char *cell = pool_holder_cell(q->uid);
+	const char *cell = holder_cell(q->uid);
 
 	if (cell == NULL) {
 		json_object_set_new(o, "account", json_string(q->uid));
@@ -162,7 +162,7 @@ drawer(struct req *r, json_t *o, int need, struct quota_req *q, enum MHD_Result 
 {
 	const struct snap_account *a;
 	const struct snap *s;
-	const char *uid = NULL, *cell = pool_holder_cell(q->uid);
+	const char *uid = NULL, *cell = holder_cell(q->uid);
 	struct err e;
 	int t, rc = -1;
 
@@ -292,7 +292,7 @@ done(struct req *r, const struct quota_req *q, const struct quota_res *res,
 		/* a hold: its id is the request id; say so, and where it settles */
 		json_object_set_new(o, "expires", json_string(res->expires));
 		json_object_set_new(o, "hold_id", json_string(id));
-		const char *cell = pool_holder_cell(q->uid);
+		const char *cell = holder_cell(q->uid);
 
 		snprintf(path, sizeof(path), "/v1/%s/%s/quotas/%s/holds/%s/commit",
 		    cell ? "pools" : "accounts", cell ? cell : q->uid, q->quota, id);
@@ -385,7 +385,7 @@ candidates(const struct quota_req *q, struct cand **out, size_t *n)
 	if (pool_for_account(s, a, p, &refs, &nr) == 0 &&
 	    (*out = calloc(nr ? nr : 1, sizeof(**out))) != NULL) {
 		for (i = 0; i < nr; i++) {
-			pool_holder((*out)[i].holder, refs[i].cell->name);
+			holder_pool((*out)[i].holder, refs[i].cell->name);
 			(*out)[i].limit = refs[i].limit->num;
 		}
 		*n = nr;
@@ -459,7 +459,7 @@ with_fallback(struct req *r, struct quota_req *q, const char *rid, long long amo
 		ldpool_put(ld, e.code == ERR_UNAVAILABLE);
 		if (rc != 0) {
 			ret = rc == 1 ? done(r, pq, &res, rid, amount_name, 1,
-			    pool_holder_cell(pq->uid)) : refused(r, pq, &res, &e);
+			    holder_cell(pq->uid)) : refused(r, pq, &res, &e);
 			goto out;
 		}
 	}
@@ -477,7 +477,7 @@ with_fallback(struct req *r, struct quota_req *q, const char *rid, long long amo
 		if ((rc = take_on(r, pq, rid, amount, ttl, meta, &res, &e, &ret)) == -2)
 			goto out;
 		if (rc == 0) {
-			ret = done(r, pq, &res, rid, amount_name, 1, pool_holder_cell(pq->uid));
+			ret = done(r, pq, &res, rid, amount_name, 1, holder_cell(pq->uid));
 			goto out;
 		}
 		if (res.why == NULL || strcmp(res.why, "quota_exceeded") != 0) {
@@ -660,7 +660,7 @@ settle(struct req *r, int release)
 	memset(&e, 0, sizeof(e));
 	if (quota_of(r, &q, &ret) != 0)
 		return ret;
-	if (!quota_id_ok(id))
+	if (!reqid_ok(id))
 		return http_error(r, 400, "bad_request", "id", "'%.64s' is not a hold id", id);
 	if (!release && ((o = body_object(r->body, r->len, allowed, &e)) == NULL ||
 	    body_int(o, "amount", 0, QUOTA_AMOUNT_MAX, -1, &amount, &e) != 0)) {

@@ -215,7 +215,7 @@ api_session_renew(struct req *r)
 		json_decref(o);
 		return http_error(r, 400, "bad_request", e.key, "%s", e.msg);
 	}
-	if (!quota_id_ok(r->part[4])) {
+	if (!reqid_ok(r->part[4])) {
 		json_decref(o);
 		return http_error(r, 400, "bad_request", "id", "'%.64s' is not a session id", r->part[4]);
 	}
@@ -243,7 +243,7 @@ api_session_close(struct req *r)
 	int rc;
 
 	memset(&e, 0, sizeof(e));
-	if (!quota_id_ok(r->part[4]))
+	if (!reqid_ok(r->part[4]))
 		return http_error(r, 400, "bad_request", "id", "'%.64s' is not a session id", r->part[4]);
 	if (session_of(r, priv ? priv : DEFAULT_PRIV, &q, &ret) != 0 ||
 	    (ld = conn(r, &ret)) == NULL)

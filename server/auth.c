@@ -6,6 +6,7 @@
 #include <nettle/sha2.h>
 
 #include "auth.h"
+#include "hex.h"
 
 static void
 hash(const char *key, size_t len, unsigned char out[SHA256_DIGEST_SIZE])
@@ -44,23 +45,10 @@ auth_bearer(const struct cfg *c, const char *header)
 }
 
 void
-auth_hex(const unsigned char *d, size_t n, char *out)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		out[2 * i] = hex[d[i] >> 4];
-		out[2 * i + 1] = hex[d[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
-void
 auth_hash_hex(const char *key, char out[65])
 {
 	unsigned char d[SHA256_DIGEST_SIZE];
 
 	hash(key, strlen(key), d);
-	auth_hex(d, SHA256_DIGEST_SIZE, out);
+	hex_encode(d, SHA256_DIGEST_SIZE, out);
 }

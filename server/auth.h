@@ -6,8 +6,6 @@
 
 /* The key named by an "Authorization: Bearer KEY" header, or NULL. */
 const struct cfg_key *auth_bearer(const struct cfg *c, const char *header);
-/* n bytes of d as 2n lower-case hex digits and a NUL into out. */
-void auth_hex(const unsigned char *d, size_t n, char *out);
 /* SHA-256 of key as 64 lower-case hex digits and a NUL. */
 void auth_hash_hex(const char *key, char out[65]);
 

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "body.h"
-#include "quota.h"
+#include "reqid.h"
 
 json_t *
 body_object(const char *text, size_t len, const char *const *allowed, struct err *e)
@@ -47,10 +47,10 @@ body_id(json_t *o, const char *name, int opt, const char **out, struct err *e)
 	*out = NULL;
 	if (v == NULL && opt)
 		return 0;
-	if (v == NULL || !json_is_string(v) || !quota_id_ok(json_string_value(v)))
+	if (v == NULL || !json_is_string(v) || !reqid_ok(json_string_value(v)))
 		return err_set(e, ERR_INVALID, 0, name,
 		    "%s must be a string of 1 to %d letters, digits, '.', '_', ':' or '-'",
-		    name, QUOTA_ID_MAX);
+		    name, REQID_MAX);
 	*out = json_string_value(v);
 	return 0;
 }

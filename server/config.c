@@ -7,7 +7,7 @@
 
 #include <ldap.h>
 
-#include "auth.h"
+#include "hex.h"
 #include "config.h"
 #include "path.h"
 #include "ydoc.h"
@@ -912,7 +912,7 @@ parse_keys(struct ctx *x, const yaml_node_t *s)
 
 		if (parse_key(x, m, k) != 0)
 			return -1;
-		auth_hex(k->sha256, sizeof(k->sha256), hex);
+		hex_encode(k->sha256, sizeof(k->sha256), hex);
 		for (i = 0; i < sizeof(dev_key_hashes) / sizeof(dev_key_hashes[0]); i++)
 			if (strcmp(hex, dev_key_hashes[i]) == 0)
 				dev_secret(x, m, "keys");

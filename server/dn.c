@@ -8,7 +8,7 @@
 
 #include "dn.h"
 #include "path.h"
-#include "pool.h"
+#include "holder.h"
 
 char *
 dn_join(const char *rdn, const char *base)
@@ -234,12 +234,12 @@ dn_usage(const char *dn, const char *container, char uid[DN_VAL_MAX],
 	if (parse2(dn, container, &d, &c) != 0)
 		return -1;
 	/* an account's usage sits under uid=UID, a pool's under cn=CELL: its
-	 * holder is then "pool:CELL" (pool.h) */
+	 * holder is then "pool:CELL" (holder.h) */
 	if (below(d, c) == 2 && rdn_value(d[0], "cn", name, DN_VAL_MAX) == 0) {
 		if (rdn_value(d[1], "uid", uid, DN_VAL_MAX) == 0)
 			rc = 0;
 		else if (rdn_value(d[1], "cn", cell, sizeof(cell)) == 0) {
-			pool_holder(uid, cell);
+			holder_pool(uid, cell);
 			rc = 0;
 		}
 	}

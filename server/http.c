@@ -12,7 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "api.h"
 #include "auth.h"
 #include "change.h"
 #include "conns.h"
@@ -21,77 +20,13 @@
 #include "metrics.h"
 #include "snapshot.h"
 #include "token.h"
-#include "ui.h"
 
-struct route {
-	const char *method;
-	const char *path;	/* '*' matches one segment */
-	unsigned scope;		/* 0: no key needed */
-	enum MHD_Result (*fn)(struct req *);
-	const char *name;
-	int slow;		/* may take minutes: run beside the HTTP threads */
-};
+static const struct http_route *routes;
+static int nroutes;
+#define ROUTE_NONE nroutes	/* unknown routes, for metrics */
 
-enum { SCOPE_METRICS = 0x100 };	/* read, unless metrics_public */
+static const char *route_names[METRICS_ROUTES_MAX];
 
-static const struct route routes[] = {
-	{ "GET", "/healthz", 0, api_healthz, "healthz", 0 },
-	{ "GET", "/ui", 0, ui_file, "ui", 0 },
-	{ "GET", "/ui/*", 0, ui_file, "ui", 0 },
-	{ "POST", "/v1/tokens", 0, ui_token, "token", 0 },
-	{ "GET", "/v1/cells", SCOPE_READ, api_cells, "cells", 0 },
-	{ "GET", "/readyz", 0, api_readyz, "readyz", 0 },
-	{ "GET", "/metrics", SCOPE_METRICS, api_metrics, "metrics", 0 },
-	{ "GET", "/v1/accounts/*/privileges", SCOPE_READ, api_privileges, "privileges", 0 },
-	{ "GET", "/v1/accounts/*/privileges/*", SCOPE_READ, api_privilege, "privilege", 0 },
-	{ "GET", "/v1/accounts/*/check", SCOPE_READ, api_check, "check", 0 },
-	{ "GET", "/v1/accounts/*/quotas/*", SCOPE_READ, api_quota, "quota", 0 },
-	{ "POST", "/v1/accounts/*/quotas/*/charges", SCOPE_CHARGE, api_charge, "charge", 0 },
-	{ "POST", "/v1/accounts/*/quotas/*/refunds", SCOPE_CHARGE, api_refund, "refund", 0 },
-	{ "POST", "/v1/accounts/*/quotas/*/holds", SCOPE_CHARGE, api_hold, "hold", 0 },
-	{ "POST", "/v1/accounts/*/quotas/*/holds/*/commit", SCOPE_CHARGE, api_hold_commit, "hold_commit", 0 },
-	{ "DELETE", "/v1/accounts/*/quotas/*/holds/*", SCOPE_CHARGE, api_hold_release, "hold_release", 0 },
-	{ "POST", "/v1/accounts/*/quotas/*/credits", SCOPE_ADMIN, api_credit, "credit", 0 },
-	{ "GET", "/v1/accounts/*/quotas/*/ledger", SCOPE_READ, api_ledger, "ledger", 0 },
-	{ "POST", "/v1/accounts/*/sessions", SCOPE_CHARGE, api_session_open, "session_open", 0 },
-	{ "POST", "/v1/accounts/*/sessions/*/renew", SCOPE_CHARGE, api_session_renew, "session_renew", 0 },
-	{ "DELETE", "/v1/accounts/*/sessions/*", SCOPE_CHARGE, api_session_close, "session_close", 0 },
-	{ "GET", "/v1/accounts/*/sessions", SCOPE_READ, api_sessions, "sessions", 0 },
-	{ "GET", "/v1/accounts/*/pools", SCOPE_READ, api_account_pools, "account_pools", 0 },
-	{ "GET", "/v1/pools", SCOPE_READ, api_pools, "pools", 0 },
-	{ "POST", "/v1/pools", SCOPE_ADMIN, api_pool_set, "pool_set", 0 },
-	{ "DELETE", "/v1/pools", SCOPE_ADMIN, api_pool_unset, "pool_unset", 0 },
-	{ "GET", "/v1/pools/*", SCOPE_READ, api_pool, "pool", 0 },
-	{ "GET", "/v1/pools/*/members", SCOPE_READ, api_pool_members, "pool_members", 0 },
-	{ "GET", "/v1/pools/*/quotas/*", SCOPE_READ, api_quota, "pool_quota", 0 },
-	{ "POST", "/v1/pools/*/quotas/*/charges", SCOPE_CHARGE, api_charge, "pool_charge", 0 },
-	{ "POST", "/v1/pools/*/quotas/*/refunds", SCOPE_CHARGE, api_refund, "pool_refund", 0 },
-	{ "POST", "/v1/pools/*/quotas/*/holds", SCOPE_CHARGE, api_hold, "pool_hold", 0 },
-	{ "POST", "/v1/pools/*/quotas/*/holds/*/commit", SCOPE_CHARGE, api_hold_commit, "pool_hold_commit", 0 },
-	{ "DELETE", "/v1/pools/*/quotas/*/holds/*", SCOPE_CHARGE, api_hold_release, "pool_hold_release", 0 },
-	{ "POST", "/v1/pools/*/quotas/*/credits", SCOPE_ADMIN, api_credit, "pool_credit", 0 },
-	{ "GET", "/v1/pools/*/quotas/*/ledger", SCOPE_READ, api_ledger, "pool_ledger", 0 },
-	{ "POST", "/v1/import", SCOPE_ADMIN, api_import, "import", 1 },
-	{ "GET", "/v1/imports", SCOPE_ADMIN, api_imports, "imports", 0 },
-	{ "POST", "/v1/imports/*/abort", SCOPE_ADMIN, api_import_abort, "import_abort", 1 },
-	{ "GET", "/v1/export", SCOPE_ADMIN, api_export, "export", 0 },
-	{ "GET", "/v1/tree/*", SCOPE_READ, api_tree, "tree", 0 },
-	{ "GET", "/v1/who", SCOPE_READ, api_who, "who", 0 },
-	{ "GET", "/v1/reports/usage", SCOPE_ADMIN, api_report_usage, "report_usage", 0 },
-	{ "POST", "/v1/nodes/*", SCOPE_ADMIN, api_node_add, "node_add", 0 },
-	{ "DELETE", "/v1/nodes/*", SCOPE_ADMIN, api_node_delete, "node_delete", 1 },
-	{ "POST", "/v1/nodes/*/move", SCOPE_ADMIN, api_node_move, "node_move", 1 },
-	{ "POST", "/v1/grants", SCOPE_ADMIN, api_grant_set, "grant", 0 },
-	{ "DELETE", "/v1/grants", SCOPE_ADMIN, api_grant_revoke, "revoke", 0 },
-	{ "POST", "/v1/memberships", SCOPE_ADMIN, api_member_add, "member_add", 0 },
-	{ "DELETE", "/v1/memberships", SCOPE_ADMIN, api_member_remove, "member_remove", 0 },
-	{ "GET", "/v1/memberships/expiring", SCOPE_READ, api_members_expiring, "members_expiring", 0 },
-	{ "POST", "/v1/memberships/purge-expired", SCOPE_ADMIN, api_members_purge, "members_purge", 0 },
-};
-#define NROUTES ((int)(sizeof(routes) / sizeof(routes[0])))
-#define ROUTE_NONE NROUTES	/* unknown routes, for metrics */
-
-static const char *route_names[NROUTES + 1];
 
 struct conn_ctx {
 	struct timespec start;
@@ -563,14 +498,14 @@ dispatch(struct req *r, const char *url, struct conn_ctx *cx)
 	join_cell(r);
 	if (r->nparts == 2 && strcmp(r->part[0], "ui") == 0 && r->part[1][0] == '\0')
 		r->nparts = 1;	/* /ui/: the page itself */
-	for (i = 0; i < NROUTES; i++) {
+	for (i = 0; i < nroutes; i++) {
 		if (!match(routes[i].path, r))
 			continue;
 		path_match = i;
 		if (strcmp(routes[i].method, r->method) == 0)
 			break;
 	}
-	if (i == NROUTES) {
+	if (i == nroutes) {
 		if (path_match >= 0) {
 			cx->route = path_match;
 			return http_error(r, 405, "method_not_allowed", NULL,
@@ -579,8 +514,8 @@ dispatch(struct req *r, const char *url, struct conn_ctx *cx)
 		return http_error(r, 404, "not_found", NULL, "no such route: %.200s", url);
 	}
 	cx->route = i;
-	if (routes[i].scope != 0 && !(routes[i].scope == SCOPE_METRICS && cfg->metrics_public)) {
-		unsigned need = routes[i].scope == SCOPE_METRICS ? SCOPE_READ : routes[i].scope;
+	if (routes[i].scope != 0 && !(routes[i].scope == HTTP_SCOPE_METRICS && cfg->metrics_public)) {
+		unsigned need = routes[i].scope == HTTP_SCOPE_METRICS ? SCOPE_READ : routes[i].scope;
 		const char *h = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
 		    MHD_HTTP_HEADER_AUTHORIZATION);
 
@@ -887,7 +822,7 @@ raise_fd_limit(const struct cfg *c)
 }
 
 int
-http_start(const struct cfg *c, struct err *e)
+http_start(const struct cfg *c, const struct http_route *table, int n, struct err *e)
 {
 	struct sockaddr_storage ss;
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
@@ -896,10 +831,14 @@ http_start(const struct cfg *c, struct err *e)
 	int i;
 
 	cfg = c;
-	for (i = 0; i < NROUTES; i++)
+	routes = table;
+	nroutes = n;
+	if (n + 1 > METRICS_ROUTES_MAX)
+		return err_set(e, ERR_INTERNAL, 0, NULL, "%d routes: raise METRICS_ROUTES_MAX", n);
+	for (i = 0; i < nroutes; i++)
 		route_names[i] = routes[i].name;
-	route_names[NROUTES] = "unknown";
-	metrics_routes(route_names, NROUTES + 1);
+	route_names[nroutes] = "unknown";
+	metrics_routes(route_names, nroutes + 1);
 	memset(&ss, 0, sizeof(ss));
 	if (strchr(c->listen_host, ':') != NULL) {
 		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;

@@ -30,7 +30,19 @@ struct req {
 	struct conn_ctx *defer;	/* set: the answer is kept for a resumed connection */
 };
 
-int http_start(const struct cfg *c, struct err *e);
+struct http_route {
+	const char *method;
+	const char *path;	/* '*' matches one segment */
+	unsigned scope;		/* 0: no key needed */
+	enum MHD_Result (*fn)(struct req *);
+	const char *name;	/* in the metrics */
+	int slow;		/* may take minutes: run beside the HTTP threads */
+};
+
+enum { HTTP_SCOPE_METRICS = 0x100 };	/* read, unless metrics_public */
+
+/* Serves the n routes of table (kept, not copied). */
+int http_start(const struct cfg *c, const struct http_route *table, int n, struct err *e);
 /* Stops taking connections, lets running admin writes stop and answer
  * (up to http.shutdown_grace), then stops. -1 when some were still
  * running: the process must exit without further cleanup. */

@@ -7,8 +7,8 @@
 #include <jansson.h>
 #include <nettle/sha2.h>
 
+#include "hex.h"
 #include "archive.h"
-#include "auth.h"
 #include "dn.h"
 #include "ldapconn.h"
 #include "ledger.h"
@@ -43,7 +43,7 @@ ledger_titles(const struct cfg *c, char **meta)
 		sha256_update(&h, json_string_length(t), (const uint8_t *)json_string_value(t));
 		sha256_digest(&h, sizeof(d), d);
 		memcpy(hex, "sha256:", 7);
-		auth_hex(d, 8, hex + 7);
+		hex_encode(d, 8, hex + 7);
 		json_object_set_new(m, "title", json_string(hex));
 	}
 	out = json_dumps(m, JSON_COMPACT | JSON_SORT_KEYS);

@@ -16,6 +16,7 @@
 #include "holds.h"
 #include "mend.h"
 #include "http.h"
+#include "routes.h"
 #include "import.h"
 #include "ldapconn.h"
 #include "ldpool.h"
@@ -588,7 +589,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "privd: cannot start the LDAP follower\n");
 		goto done;
 	}
-	if (http_start(c, &e) != 0) {
+	if (http_start(c, routes, routes_count, &e) != 0) {
 		fprintf(stderr, "privd: %s\n", e.msg);
 		sync_stop();
 		goto done;

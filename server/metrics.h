@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#define METRICS_ROUTES_MAX 48
+#define METRICS_ROUTES_MAX 96
 
 /* Names the routes (index = route id); call once before serving. */
 void metrics_routes(const char *const *names, int n);

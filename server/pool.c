@@ -171,17 +171,3 @@ pool_for_account(const struct snap *s, const struct snap_account *a, int priv,
 	qsort(v, *n, sizeof(*v), specific_first);
 	return 0;
 }
-
-void
-pool_holder(char *out, const char *cell)
-{
-	snprintf(out, POOL_HOLDER_MAX, POOL_HOLDER "%s", cell);
-}
-
-const char *
-pool_holder_cell(const char *holder)
-{
-	size_t n = strlen(POOL_HOLDER);
-
-	return strncmp(holder, POOL_HOLDER, n) == 0 ? holder + n : NULL;
-}

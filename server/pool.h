@@ -14,12 +14,8 @@
 
 #include <ldap.h>
 
+#include "holder.h"
 #include "snapshot.h"
-
-/* Usage keys, home providers and the quota code name a pool's usage by
- * its holder, "pool:CELL"; no account's uid looks like that. */
-#define POOL_HOLDER	"pool:"
-#define POOL_HOLDER_MAX	(sizeof(POOL_HOLDER) + 511)
 
 /* A privCell entry's values as privd carries them: its privGrant values,
  * then each privPool value as "pool VALUE". malloc'd; NULL when out of memory. */
@@ -57,9 +53,5 @@ int pool_for_account(const struct snap *s, const struct snap_account *a, int pri
 /* The membership of a that lets it draw on cell, or NULL. */
 const char *pool_member_via(const struct snap_account *a, const char *cell);
 
-/* "pool:CELL" into out (POOL_HOLDER_MAX). */
-void pool_holder(char *out, const char *cell);
-/* The cell of a pool's holder "pool:CELL"; NULL for an account's uid. */
-const char *pool_holder_cell(const char *holder);
 
 #endif

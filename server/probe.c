@@ -4,7 +4,7 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "auth.h"
+#include "hex.h"
 #include "dn.h"
 #include "ldapconn.h"
 #include "probe.h"
@@ -53,7 +53,7 @@ probe_add(LDAP *ld, const struct cfg *c, char nonce[PROBE_NONCE], int *sid, stru
 		err_set(e, ERR_INTERNAL, 0, NULL, "getrandom failed");
 		goto done;
 	}
-	auth_hex(rnd, sizeof(rnd), nonce);
+	hex_encode(rnd, sizeof(rnd), nonce);
 	if ((dn = probe_dn(c, nonce, &parent)) == NULL) {
 		err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
 		goto done;

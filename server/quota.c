@@ -53,22 +53,6 @@ struct target {
 };
 
 int
-quota_id_ok(const char *id)
-{
-	size_t n;
-
-	for (n = 0; id[n]; n++) {
-		char ch = id[n];
-
-		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-		    (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == ':' ||
-		    ch == '-'))
-			return 0;
-	}
-	return n >= 1 && n <= QUOTA_ID_MAX;
-}
-
-int
 quota_period_ok(const struct cfg *c, enum period_kind kind, const char *p)
 {
 	size_t i, n = strlen(p);
@@ -99,7 +83,7 @@ usage_root(const struct cfg *c)
 static char *
 holder_dn(const char *uid, const char *root)
 {
-	const char *cell = pool_holder_cell(uid);
+	const char *cell = holder_cell(uid);
 
 	return cell ? dn_child("cn", cell, root) : dn_child("uid", uid, root);
 }
@@ -322,7 +306,7 @@ int
 quota_ensure_account(LDAP *ld, const struct cfg *c, const char *uid, struct err *e)
 {
 	char *oc_ou[] = { "organizationalUnit", NULL }, *ou[] = { "usage", NULL };
-	const char *cell = pool_holder_cell(uid);
+	const char *cell = holder_cell(uid);
 	char *oc_acc[] = { cell ? "privPoolUsage" : "privAccountUsage", NULL };
 	char *uidv[] = { (char *)(cell ? cell : uid), NULL };
 	LDAPMod m[4], *mods[2][3];
@@ -1121,7 +1105,7 @@ quota_expire(LDAP *ld, const struct cfg *c, time_t now, int max, struct err *e)
 {
 	static char *attrs[] = { "privHold", NULL };
 	char uid[DN_VAL_MAX], name[DN_VAL_MAX], gt[32];
-	char hid[QUOTA_ID_MAX + 1], exp[32];
+	char hid[REQID_MAX + 1], exp[32];
 	LDAPMessage *res = NULL, *m;
 	char *root = usage_root(c), *dn, **holds;
 	long long h;

@@ -8,12 +8,12 @@
 #include <ldap.h>
 
 #include "config.h"
+#include "reqid.h"
 #include "err.h"
 #include "period.h"
 #include "usage.h"
 
 #define QUOTA_AMOUNT_MAX	1000000000LL	/* per request */
-#define QUOTA_ID_MAX		128		/* request ids */
 #define QUOTA_META_MAX		4096		/* metadata, as JSON text */
 #define QUOTA_TTL_MAX		(7 * 86400)
 #define QUOTA_HOLDER_MAX	520		/* "pool:" and a cell (pool.h) */
@@ -47,8 +47,6 @@ struct quota_res {
 	struct usage_val u;	/* the usage entry after the write */
 };
 
-/* Checks a request id: 1..QUOTA_ID_MAX of [A-Za-z0-9._:-]. */
-int quota_id_ok(const char *id);
 
 /*
  * Each write is one LDAP modify of the usage entry: the counter increment

@@ -223,7 +223,7 @@ resolve_membership(const struct snap *s, const char *reason, const char *org,
 fail:
 	if (rc != 0)
 		for (p = 0; p < s->cfg->nprivs; p++)
-			resolve_pval_clear(&pv[p]);
+			snap_pval_clear(&pv[p]);
 	free(cand);
 	free(cj);
 	free(ci);
@@ -231,14 +231,6 @@ fail:
 	free(op);
 	free(rp);
 	return rc;
-}
-
-void
-resolve_pval_clear(struct snap_pval *pv)
-{
-	free(pv->allow);
-	free(pv->src);
-	memset(pv, 0, sizeof(*pv));
 }
 
 int

@@ -9,11 +9,10 @@
  * cell of s covering it, keeps the most specific per privilege (per element
  * for sets), breaks ties between incomparable cells (deny wins for flags
  * and set elements, the privilege's combine for numbers and quotas).
- * Fills pv[0..cfg->nprivs-1]; resolve_pval_clear frees each.
+ * Fills pv[0..cfg->nprivs-1]; snap_pval_clear frees each.
  */
 int resolve_membership(const struct snap *s, const char *reason,
     const char *org, struct snap_pval *pv);
-void resolve_pval_clear(struct snap_pval *pv);
 
 /* The effective value of one privilege for an account (rules 4 and 5). */
 struct resolve_val {

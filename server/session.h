@@ -22,7 +22,7 @@
 #define SESSION_TTL_MAX		(7 * 86400)
 
 struct session {
-	char id[QUOTA_ID_MAX + 1];	/* the request id that opened it */
+	char id[REQID_MAX + 1];	/* the request id that opened it */
 	char host[SESSION_FIELD_MAX + 1];
 	char service[SESSION_FIELD_MAX + 1];
 	time_t started, expires;

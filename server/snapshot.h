@@ -120,6 +120,23 @@ struct snap_input {
 struct snap *snap_build(const struct cfg *c, const struct snap_input *in,
     struct err *e);
 void snap_free(struct snap *s);
+/* The key of a uid in account_by_uid (lower case); -1 when longer than n. */
+int snap_fold_uid(const char *uid, char *out, size_t n);
+
+/* The index maps hold i + 1, so that index 0 is not NULL. */
+static inline void *
+snap_idx_val(size_t i)
+{
+	return (void *)(uintptr_t)(i + 1);
+}
+
+static inline size_t
+snap_val_idx(const void *v)
+{
+	return (size_t)(uintptr_t)v - 1;
+}
+/* Frees what one membership's resolved value owns (not pv). */
+void snap_pval_clear(struct snap_pval *pv);
 
 /* The account whose uid matches uid without regard to case, as LDAP
  * matches uid (caseIgnoreMatch); its uid is the stored one. */

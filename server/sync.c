@@ -26,6 +26,7 @@
 #include <lber.h>
 #include <ldap.h>
 
+#include "hex.h"
 #include "dirconf.h"
 #include "dn.h"
 #include "ldapconn.h"
@@ -101,14 +102,7 @@ sync_reconnects(void)
 static void
 uuid_hex(const struct berval *bv, char out[33])
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t i, n = bv->bv_len < 16 ? bv->bv_len : 16;
-
-	for (i = 0; i < n; i++) {
-		out[2 * i] = hex[(unsigned char)bv->bv_val[i] >> 4];
-		out[2 * i + 1] = hex[(unsigned char)bv->bv_val[i] & 15];
-	}
-	out[2 * n] = '\0';
+	hex_encode((const unsigned char *)bv->bv_val, bv->bv_len < 16 ? bv->bv_len : 16, out);
 }
 
 /* Keeps the newest csn= of a sync cookie ("rid=000,csn=2026...Z#000000#000#000000"). */

@@ -8,7 +8,7 @@
 #include <nettle/hmac.h>
 #include <nettle/memops.h>
 
-#include "auth.h"
+#include "hex.h"
 #include "path.h"
 #include "token.h"
 
@@ -92,7 +92,7 @@ sign(const char *key, const char *msg, size_t len, char hex[2 * SHA256_DIGEST_SI
 	hmac_sha256_set_key(&ctx, strlen(key), (const uint8_t *)key);
 	hmac_sha256_update(&ctx, len, (const uint8_t *)msg);
 	hmac_sha256_digest(&ctx, SHA256_DIGEST_SIZE, d);
-	auth_hex(d, SHA256_DIGEST_SIZE, hex);
+	hex_encode(d, SHA256_DIGEST_SIZE, hex);
 }
 
 int

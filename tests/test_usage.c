@@ -50,22 +50,22 @@ newer_csn_wins(void **state)
 static void
 request_ids(void **state)
 {
-	char long_id[QUOTA_ID_MAX + 2];
+	char long_id[REQID_MAX + 2];
 
 	(void)state;
-	assert_true(quota_id_ok("job-881"));
-	assert_true(quota_id_ok("cups:eng-laser.881_2"));
-	assert_false(quota_id_ok(""));
-	assert_false(quota_id_ok("a b"));
-	assert_false(quota_id_ok("x,cn=y"));
-	assert_false(quota_id_ok("*)(uid=*"));
-	assert_false(quota_id_ok("caf\xc3\xa9"));
+	assert_true(reqid_ok("job-881"));
+	assert_true(reqid_ok("cups:eng-laser.881_2"));
+	assert_false(reqid_ok(""));
+	assert_false(reqid_ok("a b"));
+	assert_false(reqid_ok("x,cn=y"));
+	assert_false(reqid_ok("*)(uid=*"));
+	assert_false(reqid_ok("caf\xc3\xa9"));
 	memset(long_id, 'a', sizeof(long_id) - 1);
-	long_id[QUOTA_ID_MAX] = '\0';
-	assert_true(quota_id_ok(long_id));
-	long_id[QUOTA_ID_MAX] = 'a';
-	long_id[QUOTA_ID_MAX + 1] = '\0';
-	assert_false(quota_id_ok(long_id));
+	long_id[REQID_MAX] = '\0';
+	assert_true(reqid_ok(long_id));
+	long_id[REQID_MAX] = 'a';
+	long_id[REQID_MAX + 1] = '\0';
+	assert_false(reqid_ok(long_id));
 }
 
 static void

@@ -35,7 +35,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	path_check(s, "path", &e);
 	uid_check(s, &e);
-	quota_id_ok(s);
+	reqid_ok(s);
 	free(s);
 	return 0;
 }

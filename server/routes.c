@@ -1,0 +1,64 @@
+/*
+ * routes.c - privd's REST API as a table: each route's method and path, the
+ * key scope it needs, its handler and its name in the metrics. main hands
+ * it to http_start; doc/api.md describes every route.
+ */
+#include "api.h"
+#include "routes.h"
+#include "ui.h"
+
+const struct http_route routes[] = {
+	{ "GET", "/healthz", 0, api_healthz, "healthz", 0 },
+	{ "GET", "/ui", 0, ui_file, "ui", 0 },
+	{ "GET", "/ui/*", 0, ui_file, "ui", 0 },
+	{ "POST", "/v1/tokens", 0, ui_token, "token", 0 },
+	{ "GET", "/v1/cells", SCOPE_READ, api_cells, "cells", 0 },
+	{ "GET", "/readyz", 0, api_readyz, "readyz", 0 },
+	{ "GET", "/metrics", HTTP_SCOPE_METRICS, api_metrics, "metrics", 0 },
+	{ "GET", "/v1/accounts/*/privileges", SCOPE_READ, api_privileges, "privileges", 0 },
+	{ "GET", "/v1/accounts/*/privileges/*", SCOPE_READ, api_privilege, "privilege", 0 },
+	{ "GET", "/v1/accounts/*/check", SCOPE_READ, api_check, "check", 0 },
+	{ "GET", "/v1/accounts/*/quotas/*", SCOPE_READ, api_quota, "quota", 0 },
+	{ "POST", "/v1/accounts/*/quotas/*/charges", SCOPE_CHARGE, api_charge, "charge", 0 },
+	{ "POST", "/v1/accounts/*/quotas/*/refunds", SCOPE_CHARGE, api_refund, "refund", 0 },
+	{ "POST", "/v1/accounts/*/quotas/*/holds", SCOPE_CHARGE, api_hold, "hold", 0 },
+	{ "POST", "/v1/accounts/*/quotas/*/holds/*/commit", SCOPE_CHARGE, api_hold_commit, "hold_commit", 0 },
+	{ "DELETE", "/v1/accounts/*/quotas/*/holds/*", SCOPE_CHARGE, api_hold_release, "hold_release", 0 },
+	{ "POST", "/v1/accounts/*/quotas/*/credits", SCOPE_ADMIN, api_credit, "credit", 0 },
+	{ "GET", "/v1/accounts/*/quotas/*/ledger", SCOPE_READ, api_ledger, "ledger", 0 },
+	{ "POST", "/v1/accounts/*/sessions", SCOPE_CHARGE, api_session_open, "session_open", 0 },
+	{ "POST", "/v1/accounts/*/sessions/*/renew", SCOPE_CHARGE, api_session_renew, "session_renew", 0 },
+	{ "DELETE", "/v1/accounts/*/sessions/*", SCOPE_CHARGE, api_session_close, "session_close", 0 },
+	{ "GET", "/v1/accounts/*/sessions", SCOPE_READ, api_sessions, "sessions", 0 },
+	{ "GET", "/v1/accounts/*/pools", SCOPE_READ, api_account_pools, "account_pools", 0 },
+	{ "GET", "/v1/pools", SCOPE_READ, api_pools, "pools", 0 },
+	{ "POST", "/v1/pools", SCOPE_ADMIN, api_pool_set, "pool_set", 0 },
+	{ "DELETE", "/v1/pools", SCOPE_ADMIN, api_pool_unset, "pool_unset", 0 },
+	{ "GET", "/v1/pools/*", SCOPE_READ, api_pool, "pool", 0 },
+	{ "GET", "/v1/pools/*/members", SCOPE_READ, api_pool_members, "pool_members", 0 },
+	{ "GET", "/v1/pools/*/quotas/*", SCOPE_READ, api_quota, "pool_quota", 0 },
+	{ "POST", "/v1/pools/*/quotas/*/charges", SCOPE_CHARGE, api_charge, "pool_charge", 0 },
+	{ "POST", "/v1/pools/*/quotas/*/refunds", SCOPE_CHARGE, api_refund, "pool_refund", 0 },
+	{ "POST", "/v1/pools/*/quotas/*/holds", SCOPE_CHARGE, api_hold, "pool_hold", 0 },
+	{ "POST", "/v1/pools/*/quotas/*/holds/*/commit", SCOPE_CHARGE, api_hold_commit, "pool_hold_commit", 0 },
+	{ "DELETE", "/v1/pools/*/quotas/*/holds/*", SCOPE_CHARGE, api_hold_release, "pool_hold_release", 0 },
+	{ "POST", "/v1/pools/*/quotas/*/credits", SCOPE_ADMIN, api_credit, "pool_credit", 0 },
+	{ "GET", "/v1/pools/*/quotas/*/ledger", SCOPE_READ, api_ledger, "pool_ledger", 0 },
+	{ "POST", "/v1/import", SCOPE_ADMIN, api_import, "import", 1 },
+	{ "GET", "/v1/imports", SCOPE_ADMIN, api_imports, "imports", 0 },
+	{ "POST", "/v1/imports/*/abort", SCOPE_ADMIN, api_import_abort, "import_abort", 1 },
+	{ "GET", "/v1/export", SCOPE_ADMIN, api_export, "export", 0 },
+	{ "GET", "/v1/tree/*", SCOPE_READ, api_tree, "tree", 0 },
+	{ "GET", "/v1/who", SCOPE_READ, api_who, "who", 0 },
+	{ "GET", "/v1/reports/usage", SCOPE_ADMIN, api_report_usage, "report_usage", 0 },
+	{ "POST", "/v1/nodes/*", SCOPE_ADMIN, api_node_add, "node_add", 0 },
+	{ "DELETE", "/v1/nodes/*", SCOPE_ADMIN, api_node_delete, "node_delete", 1 },
+	{ "POST", "/v1/nodes/*/move", SCOPE_ADMIN, api_node_move, "node_move", 1 },
+	{ "POST", "/v1/grants", SCOPE_ADMIN, api_grant_set, "grant", 0 },
+	{ "DELETE", "/v1/grants", SCOPE_ADMIN, api_grant_revoke, "revoke", 0 },
+	{ "POST", "/v1/memberships", SCOPE_ADMIN, api_member_add, "member_add", 0 },
+	{ "DELETE", "/v1/memberships", SCOPE_ADMIN, api_member_remove, "member_remove", 0 },
+	{ "GET", "/v1/memberships/expiring", SCOPE_READ, api_members_expiring, "members_expiring", 0 },
+	{ "POST", "/v1/memberships/purge-expired", SCOPE_ADMIN, api_members_purge, "members_purge", 0 },
+};
+const int routes_count = (int)(sizeof(routes) / sizeof(routes[0]));
