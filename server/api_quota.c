@@ -741,7 +741,7 @@ out:
 }
 
 static json_t *
-entry_json(const struct ledger_entry *x)
+entry_json(const struct lentry *x)
 {
 	json_t *o = json_pack("{s:s, s:s, s:I, s:s?, s:s?}", "request_id", x->id,
 	    "kind", x->kind, "amount", (json_int_t)x->amount, "time", x->time,
@@ -771,7 +771,7 @@ api_ledger(struct req *r)
 	const char *ps = http_query(r, "period"), *ls = http_query(r, "limit"),
 	    *os = http_query(r, "offset");
 	char period[PERIOD_KEY_MAX], *end;
-	struct ledger_entry *v = NULL;
+	struct lentry *v = NULL;
 	struct quota_req q;
 	enum MHD_Result ret;
 	long limit = 100, offset = 0;
@@ -820,6 +820,6 @@ api_ledger(struct req *r)
 		    json_integer(offset + limit) : json_null());
 	} else
 		json_decref(arr);
-	ledger_entries_free(v, n);
+	lentry_free_all(v, n);
 	return http_json(r, 200, o);
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "body.h"
+#include "lentry.h"
 #include "reqid.h"
 
 json_t *
@@ -115,11 +116,11 @@ body_meta(json_t *o, char **out, struct err *e)
 	if (!json_is_object(v))
 		return err_set(e, ERR_INVALID, 0, "metadata", "metadata must be a JSON object");
 	*out = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
-	if (*out == NULL || strlen(*out) > QUOTA_META_MAX) {
+	if (*out == NULL || strlen(*out) > LENTRY_META_MAX) {
 		free(*out);
 		*out = NULL;
 		return err_set(e, ERR_INVALID, 0, "metadata",
-		    "metadata must be at most %d bytes as JSON", QUOTA_META_MAX);
+		    "metadata must be at most %d bytes as JSON", LENTRY_META_MAX);
 	}
 	return 0;
 }

@@ -55,60 +55,6 @@ ledger_titles(const struct cfg *c, char **meta)
 	return 0;
 }
 
-void
-ledger_time(time_t t, char out[32])
-{
-	struct timeval tv;
-	struct tm tm;
-
-	gettimeofday(&tv, NULL);
-	gmtime_r(&t, &tm);
-	/* strftime bounds the date part; years past 9999 do not fit */
-	if (strftime(out, 32, "%Y%m%d%H%M%S", &tm) != 14)
-		snprintf(out, 32, "99991231235959");
-	snprintf(out + 14, 18, ".%06dZ", (int)(tv.tv_usec % 1000000));
-}
-
-void
-ledger_rfc3339(const char *gt, char out[40])
-{
-	size_t n = strlen(gt);
-
-	if (n < 15) {
-		snprintf(out, 40, "%s", gt);
-		return;
-	}
-	/* YYYYMMDDHHMMSS[.ffffff]Z */
-	snprintf(out, 40, "%.4s-%.2s-%.2sT%.2s:%.2s:%.2s%.*s", gt, gt + 4, gt + 6,
-	    gt + 8, gt + 10, gt + 12, (int)(n - 14 > 8 ? 8 : n - 14), gt + 14);
-}
-
-void
-ledger_entries_free(struct ledger_entry *v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; v && i < n; i++) {
-		free(v[i].id);
-		free(v[i].kind);
-		free(v[i].time);
-		free(v[i].actor);
-		free(v[i].account);
-		free(v[i].ref);
-		free(v[i].metadata);
-		free(v[i].expires);
-	}
-	free(v);
-}
-
-static char *
-jstr(json_t *j, const char *k)
-{
-	const char *s = json_string_value(json_object_get(j, k));
-
-	return s ? strdup(s) : NULL;
-}
-
 /* Whether "ID N[ ...]" values v hold id (N into *n). */
 static int
 has_state(char *const *v, const char *id, long long *n)
@@ -123,7 +69,7 @@ has_state(char *const *v, const char *id, long long *n)
 static int
 newest_first(const void *a, const void *b)
 {
-	const struct ledger_entry *x = a, *y = b;
+	const struct lentry *x = a, *y = b;
 	int c = strcmp(y->time ? y->time : "", x->time ? x->time : "");
 
 	return c != 0 ? c : strcmp(x->id ? x->id : "", y->id ? y->id : "");
@@ -132,37 +78,24 @@ newest_first(const void *a, const void *b)
 /* The entries of vals, newest first, with each charge's refunded amount
  * from the refund states; *out malloc'd. 0, or -1 when out of memory. */
 static int
-parse(char *const *vals, char *const *refunds, struct ledger_entry **out, size_t *n)
+parse(char *const *vals, char *const *refunds, struct lentry **out, size_t *n)
 {
 	size_t i, k = 0, nv = strv_len(vals);
-	struct ledger_entry *x = calloc(nv + 1, sizeof(*x));
+	struct lentry *x = calloc(nv + 1, sizeof(*x));
 
 	if (x == NULL)
 		return -1;
 	for (i = 0; i < nv; i++) {
-		json_t *j = json_loads(vals[i], 0, NULL), *md;
-		struct ledger_entry *le = &x[k];
+		struct lentry *le = &x[k];
+		int rc = lentry_parse(vals[i], le);
 
-		if (j == NULL)
+		if (rc > 0)
 			continue;	/* not privd's: ledger_check reports it */
-		k++;
-		le->id = jstr(j, "id");
-		le->kind = jstr(j, "kind");
-		le->time = jstr(j, "time");
-		le->actor = jstr(j, "actor");
-		le->account = jstr(j, "account");
-		le->ref = jstr(j, "ref");
-		le->expires = jstr(j, "expires");
-		le->amount = json_integer_value(json_object_get(j, "amount"));
-		le->released = json_object_get(j, "released") ?
-		    json_integer_value(json_object_get(j, "released")) : -1;
-		if ((md = json_object_get(j, "metadata")) != NULL)
-			le->metadata = json_dumps(md, JSON_COMPACT | JSON_SORT_KEYS);
-		json_decref(j);
-		if (le->id == NULL || le->kind == NULL) {
-			ledger_entries_free(x, k);
+		if (rc < 0) {
+			lentry_free_all(x, k);
 			return -1;
 		}
+		k++;
 		if (strcmp(le->kind, "charge") == 0 && !has_state(refunds, le->id, &le->refunded))
 			le->refunded = 0;
 	}
@@ -174,8 +107,8 @@ parse(char *const *vals, char *const *refunds, struct ledger_entry **out, size_t
 
 /* Moves entries [from, from + want) of v (n of them) to the end of page. */
 static void
-take_slice(struct ledger_entry *v, size_t n, size_t from, size_t want,
-    struct ledger_entry *page, size_t *np)
+take_slice(struct lentry *v, size_t n, size_t from, size_t want,
+    struct lentry *page, size_t *np)
 {
 	size_t i;
 
@@ -187,12 +120,12 @@ take_slice(struct ledger_entry *v, size_t n, size_t from, size_t want,
 
 int
 ledger_page(LDAP *ld, const struct cfg *c, const char *usage_dn, size_t offset,
-    size_t limit, struct ledger_entry **out, size_t *n, size_t *total, struct err *e)
+    size_t limit, struct lentry **out, size_t *n, size_t *total, struct err *e)
 {
 	static char *attrs[] = { "privEntry", "privRefund", "privSegments", "privArchived", NULL };
 	LDAPMessage *res = NULL, *m;
 	char **win = NULL, **refunds = NULL, **seg = NULL;
-	struct ledger_entry *page = NULL, *v = NULL;
+	struct lentry *page = NULL, *v = NULL;
 	struct arch_seg *segs = NULL;
 	long long nseg = 0, archived = 0;
 	size_t nv = 0, np = 0, nsegs = 0, pos, i;
@@ -219,7 +152,7 @@ ledger_page(LDAP *ld, const struct cfg *c, const char *usage_dn, size_t offset,
 	 * the page reaches into */
 	take_slice(v, nv, offset, limit, page, &np);
 	pos = nv;
-	ledger_entries_free(v, nv);
+	lentry_free_all(v, nv);
 	v = NULL;
 	nv = 0;
 	if (np < limit && offset + limit > pos &&
@@ -240,7 +173,7 @@ ledger_page(LDAP *ld, const struct cfg *c, const char *usage_dn, size_t offset,
 		if (parse(seg, refunds, &v, &nv) != 0)
 			goto oom;
 		take_slice(v, nv, offset > pos ? offset - pos : 0, limit - np, page, &np);
-		ledger_entries_free(v, nv);
+		lentry_free_all(v, nv);
 		v = NULL;
 		pos += cnt;
 	}
@@ -252,8 +185,8 @@ ledger_page(LDAP *ld, const struct cfg *c, const char *usage_dn, size_t offset,
 oom:
 	err_set(e, ERR_INTERNAL, 0, NULL, "out of memory reading %s", usage_dn);
 done:
-	ledger_entries_free(page, np);
-	ledger_entries_free(v, nv);
+	lentry_free_all(page, np);
+	lentry_free_all(v, nv);
 	free(segs);
 	strv_free(win);
 	strv_free(refunds);

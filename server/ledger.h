@@ -9,28 +9,8 @@
 
 #include "config.h"
 #include "err.h"
+#include "lentry.h"
 #include "strmap.h"
-
-/*
- * The ledger of a usage entry is its privEntry values, one JSON object
- * each: {"id","kind","amount","time","actor"} and, by kind, "requested",
- * "ref" (the charge a refund gives back), "expires" (holds), "released"
- * (what a commit, release or expiry of a hold gave back), "metadata".
- * amount is what the entry charged, refunded, held, committed or credited.
- */
-struct ledger_entry {
-	char *id;		/* request id (the hold's, for commit/release/expire) */
-	char *kind;		/* charge refund hold commit release expire credit */
-	long long amount;
-	char *time;		/* RFC 3339 */
-	char *actor;
-	char *account;		/* who drew on a pool, or NULL */
-	char *ref;		/* the charge of a refund */
-	char *metadata;		/* JSON text, or NULL */
-	char *expires;		/* RFC 3339, holds still open */
-	long long refunded;	/* charges */
-	long long released;	/* commit, release, expire; -1 for others */
-};
 
 /*
  * A page of the ledger of usage_dn: entries [offset, offset + limit) of the
@@ -39,8 +19,7 @@ struct ledger_entry {
  * counts every entry. None when the usage entry does not exist.
  */
 int ledger_page(LDAP *ld, const struct cfg *c, const char *usage_dn, size_t offset,
-    size_t limit, struct ledger_entry **out, size_t *n, size_t *total, struct err *e);
-void ledger_entries_free(struct ledger_entry *v, size_t n);
+    size_t limit, struct lentry **out, size_t *n, size_t *total, struct err *e);
 
 /*
  * Checks every usage entry against its ledger (window and segments): used,
@@ -68,8 +47,6 @@ void ledger_digests_free(struct strmap *m);
 
 /* GeneralizedTime with microseconds ("20261203063530.123456Z") of t plus
  * the current microsecond, and its RFC 3339 form. */
-void ledger_time(time_t t, char out[32]);
-void ledger_rfc3339(const char *gt, char out[40]);
 
 /*
  * ledger.titles on a charge's or hold's metadata (JSON object text, or

@@ -26,6 +26,7 @@
 #include "ldapconn.h"
 #include "keylock.h"
 #include "ledger.h"
+#include "lentry.h"
 #include "ldpool.h"
 #include "log.h"
 #include "mend.h"
@@ -255,42 +256,6 @@ find_value(char *const *v, const char *id, long long *n, char *rest, size_t nres
 	return 0;
 }
 
-/* A ledger entry as JSON text (malloc'd). */
-static char *
-record(const char *kind, const char *id, long long amount, const char *actor,
-    const char *account, time_t now, const char *metadata, const char *fmt, ...)
-{
-	char gt[32], t[40];
-	json_t *j, *m;
-	char *s = NULL;
-	va_list ap;
-
-	ledger_time(now, gt);
-	ledger_rfc3339(gt, t);
-	if ((j = json_pack("{s:s, s:s, s:I, s:s, s:s}", "id", id, "kind", kind,
-	    "amount", (json_int_t)amount, "time", t, "actor", actor)) == NULL)
-		return NULL;
-	/* a pool's entries name the account that drew on it */
-	if (account != NULL)
-		json_object_set_new(j, "account", json_string(account));
-	/* extras: pairs of key and long long, or key "s" string */
-	va_start(ap, fmt);
-	for (; fmt && *fmt; fmt++) {
-		const char *k = va_arg(ap, const char *);
-
-		if (*fmt == 'I')
-			json_object_set_new(j, k, json_integer(va_arg(ap, long long)));
-		else
-			json_object_set_new(j, k, json_string(va_arg(ap, const char *)));
-	}
-	va_end(ap);
-	if (metadata && (m = json_loads(metadata, 0, NULL)) != NULL)
-		json_object_set_new(j, "metadata", m);
-	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
-	json_decref(j);
-	return s;
-}
-
 static int
 target_for(const struct quota_req *q, const char *period, struct target *t,
     struct err *e)
@@ -471,9 +436,9 @@ take(LDAP *ld, const struct quota_req *q, const char *rid, long long amount,
 	if (target_for(q, r->period, &t, e) != 0)
 		return -1;
 	if (ttl_s > 0) {
-		ledger_time(q->now + ttl_s, exp_gt);
+		lentry_time(q->now + ttl_s, exp_gt);
 		memcpy(exp_gt + 14, "Z", 2);	/* whole seconds */
-		ledger_rfc3339(exp_gt, r->expires);
+		lentry_rfc3339(exp_gt, r->expires);
 	}
 	keylock_take(t.key);
 	if (ldpool_is_home(ld, q->uid))
@@ -515,9 +480,11 @@ take(LDAP *ld, const struct quota_req *q, const char *rid, long long amount,
 				goto refused;
 		}
 		o.dn = t.udn;
-		rec = ttl_s > 0 ? record(kind, rid, n, q->actor, q->account, q->now, metadata, "Is",
-		    "requested", amount, "expires", r->expires) :
-		    record(kind, rid, n, q->actor, q->account, q->now, metadata, "I", "requested", amount);
+		rec = ttl_s > 0 ?
+		    lentry_format(kind, rid, n, q->actor, q->account, q->now, metadata,
+		    "Is", "requested", amount, "expires", r->expires) :
+		    lentry_format(kind, rid, n, q->actor, q->account, q->now, metadata,
+		    "I", "requested", amount);
 		if (rec == NULL || (segs = arch_assert(nseg)) == NULL ||
 		    wop_swap(&o, "privUsed", st.u.used, st.u.used + n) != 0 ||
 		    (ttl_s > 0 && wop_swap(&o, "privHeld", st.u.held, st.u.held + n) != 0) ||
@@ -795,7 +762,7 @@ quota_refund(LDAP *ld, const struct quota_req *q, const char *rid,
 		free(rec);
 		free(segs);
 		o.dn = t.udn;
-		rec = record("refund", rid, amount, q->actor, q->account, q->now, NULL, "Is",
+		rec = lentry_format("refund", rid, amount, q->actor, q->account, q->now, NULL, "Is",
 		    "requested", amount, "ref", charge_id);
 		/* the first refund asserts there is no state yet: two first
 		 * refunds at once cannot both start from zero */
@@ -851,7 +818,7 @@ done:
 static void
 now_gt(time_t now, char out[32])
 {
-	ledger_time(now, out);
+	lentry_time(now, out);
 	memcpy(out + 14, "Z", 2);
 }
 
@@ -893,7 +860,7 @@ settle(LDAP *ld, const char *udn, const struct usage_val *u, const char *id,
     const char *actor, const char *account, time_t now, const char *metadata)
 {
 	struct wop o;
-	char *rec = record(kind, id, amount, actor, account, now, metadata, "I", "released",
+	char *rec = lentry_format(kind, id, amount, actor, account, now, metadata, "I", "released",
 	    h - amount);
 	int rc = LDAP_NO_MEMORY;
 
@@ -1044,7 +1011,7 @@ quota_credit(LDAP *ld, const struct quota_req *q, const char *rid,
 		if (rc == 1)
 			goto replayed;
 		o.dn = t.udn;
-		rec = record("credit", rid, amount, q->actor, NULL, q->now, meta, "I",
+		rec = lentry_format("credit", rid, amount, q->actor, NULL, q->now, meta, "I",
 		    "requested", amount);
 		if (rec == NULL || (o.assert = arch_assert(nseg)) == NULL ||
 		    wop_swap(&o, "privCredit", st.u.credit, st.u.credit + amount) != 0 ||

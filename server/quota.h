@@ -14,7 +14,6 @@
 #include "usage.h"
 
 #define QUOTA_AMOUNT_MAX	1000000000LL	/* per request */
-#define QUOTA_META_MAX		4096		/* metadata, as JSON text */
 #define QUOTA_TTL_MAX		(7 * 86400)
 #define QUOTA_HOLDER_MAX	520		/* "pool:" and a cell (pool.h) */
 #define QUOTA_ACCOUNT_MAX	256

@@ -1,4 +1,6 @@
 /* reqid.c - request ids: the key a client makes a charge, hold or session idempotent by. */
+#include <stddef.h>
+
 #include "reqid.h"
 
 int

@@ -129,13 +129,13 @@ ledger_times(void **state)
 	char gt[32], out[40];
 
 	(void)state;
-	ledger_time(1798761599, gt);	/* 2026-12-31T23:59:59Z */
+	lentry_time(1798761599, gt);	/* 2026-12-31T23:59:59Z */
 	assert_int_equal(strlen(gt), 22);
 	assert_memory_equal(gt, "20261231235959.", 15);
 	assert_int_equal(gt[21], 'Z');
-	ledger_rfc3339("20261231235959.123456Z", out);
+	lentry_rfc3339("20261231235959.123456Z", out);
 	assert_string_equal(out, "2026-12-31T23:59:59.123456Z");
-	ledger_rfc3339("20270101000000Z", out);
+	lentry_rfc3339("20270101000000Z", out);
 	assert_string_equal(out, "2027-01-01T00:00:00Z");
 }
 
