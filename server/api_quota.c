@@ -4,7 +4,7 @@
 
 #include "api.h"
 #include "body.h"
-#include "indoubt.h"
+#include "draw.h"
 #include "ldpool.h"
 #include "ledger.h"
 #include "pool.h"
@@ -219,39 +219,6 @@ start(struct req *r, const char *const *allowed, int need_account, struct quota_
 	return o;
 }
 
-static enum MHD_Result refused(struct req *, const struct quota_req *,
-    const struct quota_res *, const struct err *);
-static enum MHD_Result done(struct req *, const struct quota_req *,
-    const struct quota_res *, const char *, const char *, int, const char *);
-static void audit(const struct req *, const struct quota_req *, const char *,
-    const char *, const struct quota_res *, int, const struct err *);
-
-/*
- * After a write of request rid: the connection back to the pool, and the
- * request in doubt when the home provider took its outcome with it
- * (indoubt.h), out of doubt once it has a definite answer.
- */
-static void
-give_back(LDAP *ld, const char *uid, const char *rid, int rc, const struct err *e)
-{
-	if (e->code == ERR_UNAVAILABLE && ldpool_is_home(ld, uid))
-		indoubt_add(uid, rid);
-	else if (rc == 0 || e->code != ERR_UNAVAILABLE)
-		indoubt_del(uid, rid);
-	ldpool_put(ld, e->code == ERR_UNAVAILABLE);
-}
-
-/* After a write: the connection back, the audit line, the answer. */
-static enum MHD_Result
-finish(struct req *r, LDAP *ld, const struct quota_req *q, const char *what,
-    const char *rid, const char *amount_name, int rc, const struct quota_res *res,
-    const struct err *e)
-{
-	give_back(ld, q->uid, rid, rc, e);
-	audit(r, q, what, rid, res, rc, e);
-	return rc == 0 ? done(r, q, res, rid, amount_name, 1, NULL) : refused(r, q, res, e);
-}
-
 /* Answers a refused or failed write. */
 static enum MHD_Result
 refused(struct req *r, const struct quota_req *q, const struct quota_res *res,
@@ -305,42 +272,6 @@ done(struct req *r, const struct quota_req *q, const struct quota_res *res,
 	return http_json(r, created && !res->replayed ? 201 : 200, o);
 }
 
-static void
-audit(const struct req *r, const struct quota_req *q, const char *what,
-    const char *id, const struct quota_res *res, int rc, const struct err *e)
-{
-	log_info("%s %s/%s id=%s by %s: %s", what, q->uid, q->quota, id, q->actor,
-	    rc == 0 ? (res->replayed ? "replayed" : "ok") :
-	    res->why ? res->why : e->msg);
-	(void)r;
-}
-
-/*
- * Takes a write connection to the account's home provider; answers 503
- * itself when there is none. A request id rid in doubt (indoubt.h) goes to
- * the home provider only: anywhere else it could land a second time.
- */
-static LDAP *
-conn(struct req *r, const char *uid, const char *rid, enum MHD_Result *ret)
-{
-	struct err e;
-	LDAP *ld;
-
-	memset(&e, 0, sizeof(e));
-	if (ldpool_get_home(uid, &ld, &e) != 0) {
-		*ret = http_error(r, 503, "ldap_unavailable", NULL, "%s", e.msg);
-		return NULL;
-	}
-	if (rid != NULL && indoubt_has(uid, rid) && !ldpool_is_home(ld, uid)) {
-		ldpool_put(ld, 0);
-		*ret = http_error(r, 503, "ldap_unavailable", NULL, "request '%s' may have landed "
-		    "on %s's home provider just before it went away; it waits for that provider, "
-		    "so that it is never charged twice: send it again later", rid, uid);
-		return NULL;
-	}
-	return ld;
-}
-
 enum MHD_Result
 api_quota(struct req *r)
 {
@@ -359,140 +290,23 @@ api_quota(struct req *r)
 	return http_json(r, 200, o);
 }
 
-/* A pool an account may fall back to: its holder and limit, copied out of
- * the snapshot before any LDAP write. */
-struct cand {
-	char holder[QUOTA_HOLDER_MAX];
-	long long limit;
-};
-
-/* q's account's pools of q's quota, most specific first; *out malloc'd. */
-static int
-candidates(const struct quota_req *q, struct cand **out, size_t *n)
-{
-	const struct snap_account *a;
-	struct pool_ref *refs = NULL;
-	const struct snap *s;
-	size_t i, nr = 0;
-	int t, p = cfg_priv_find(q->cfg, q->quota), rc = -1;
-
-	*out = NULL;
-	*n = 0;
-	if ((s = snap_enter(&t)) == NULL || (a = snap_account(s, q->uid)) == NULL) {
-		snap_leave(t);
-		return 0;
-	}
-	if (pool_for_account(s, a, p, &refs, &nr) == 0 &&
-	    (*out = calloc(nr ? nr : 1, sizeof(**out))) != NULL) {
-		for (i = 0; i < nr; i++) {
-			holder_pool((*out)[i].holder, refs[i].cell->name);
-			(*out)[i].limit = refs[i].limit->num;
-		}
-		*n = nr;
-		rc = 0;
-	}
-	free(refs);
-	snap_leave(t);
-	return rc;
-}
-
-/* A charge (or with ttl a hold) on q through its home provider, with its
- * bookkeeping: 0 or -1 as quota_charge, -2 when no connection (*ret answered). */
-static int
-take_on(struct req *r, const struct quota_req *q, const char *rid, long long amount,
-    long ttl, const char *meta, struct quota_res *res, struct err *e, enum MHD_Result *ret)
-{
-	LDAP *ld;
-	int rc;
-
-	if ((ld = conn(r, q->uid, rid, ret)) == NULL)
-		return -2;
-	rc = ttl > 0 ? quota_hold(ld, q, rid, amount, ttl, meta, res, e) :
-	    quota_charge(ld, q, rid, amount, 0, meta, res, e);
-	give_back(ld, q->uid, rid, rc, e);
-	audit(r, q, ttl > 0 ? "hold" : "charge", rid, res, rc, e);
-	return rc;
-}
-
-/* q's request, made on pool c for q's account. */
-static void
-as_pool(struct quota_req *pq, const struct quota_req *q, const struct cand *c)
-{
-	*pq = *q;
-	snprintf(pq->uid_buf, sizeof(pq->uid_buf), "%s", c->holder);
-	pq->uid = pq->uid_buf;
-	pq->limit = c->limit;
-	pq->account = q->uid;
-}
-
 /*
- * A charge or hold with "fallback":"pools": whole to the account's own
- * quota when it fits, else whole to the most specific pool with room; the
- * answer's charged_to says where. A request id already taken by one of
- * the pools is a replay there, so a retry after the account's own quota
- * regained room is not charged twice.
+ * Makes write d on q (draw.h) and answers it: what landed (201) or was
+ * replayed (200), or the refusal. amount_name: the answer's name for the
+ * amount ("charged", "amount", ...).
  */
 static enum MHD_Result
-with_fallback(struct req *r, struct quota_req *q, const char *rid, long long amount,
-    long ttl, const char *meta)
+run(struct req *r, const struct quota_req *q, const struct draw_req *d,
+    const char *amount_name)
 {
-	const char *amount_name = ttl > 0 ? "amount" : "charged";
-	struct quota_res res, own;
-	struct quota_req *pq = NULL;
-	struct cand *c = NULL;
-	struct err e, own_e;
-	enum MHD_Result ret;
-	size_t i, n = 0;
-	LDAP *ld;
-	int rc;
+	struct draw_res out;
+	struct err e;
 
 	memset(&e, 0, sizeof(e));
-	if (candidates(q, &c, &n) != 0 || (pq = malloc(sizeof(*pq))) == NULL) {
-		ret = http_error(r, 500, "internal", NULL, "out of memory");
-		goto out;
-	}
-	for (i = 0; i < n; i++) {
-		as_pool(pq, q, &c[i]);
-		if ((ld = conn(r, pq->uid, NULL, &ret)) == NULL)
-			goto out;
-		rc = quota_seen(ld, pq, rid, ttl > 0, amount, &res, &e);
-		ldpool_put(ld, e.code == ERR_UNAVAILABLE);
-		if (rc != 0) {
-			ret = rc == 1 ? done(r, pq, &res, rid, amount_name, 1,
-			    holder_cell(pq->uid)) : refused(r, pq, &res, &e);
-			goto out;
-		}
-	}
-	if ((rc = take_on(r, q, rid, amount, ttl, meta, &own, &e, &ret)) == -2)
-		goto out;
-	if (rc == 0 || own.why == NULL || strcmp(own.why, "quota_exceeded") != 0) {
-		ret = rc == 0 ? done(r, q, &own, rid, amount_name, 1, "personal") :
-		    refused(r, q, &own, &e);
-		goto out;
-	}
-	own_e = e;
-	for (i = 0; i < n; i++) {
-		as_pool(pq, q, &c[i]);
-		memset(&e, 0, sizeof(e));
-		if ((rc = take_on(r, pq, rid, amount, ttl, meta, &res, &e, &ret)) == -2)
-			goto out;
-		if (rc == 0) {
-			ret = done(r, pq, &res, rid, amount_name, 1, holder_cell(pq->uid));
-			goto out;
-		}
-		if (res.why == NULL || strcmp(res.why, "quota_exceeded") != 0) {
-			ret = refused(r, pq, &res, &e);
-			goto out;
-		}
-	}
-	/* no pool had room either: the account's own refusal */
-	snprintf(own_e.msg + strlen(own_e.msg), sizeof(own_e.msg) - strlen(own_e.msg),
-	    "; no pool it may draw on has room (%zu tried)", n);
-	ret = refused(r, q, &own, &own_e);
-out:
-	free(pq);
-	free(c);
-	return ret;
+	if (draw(q, d, &out, &e) != 0)
+		return refused(r, &out.on, &out.res, &e);
+	return done(r, &out.on, &out.res, d->rid, amount_name, 1,
+	    d->fallback ? out.charged_to : NULL);
 }
 
 /* "fallback": absent, or "pools" on an account's own charge or hold. */
@@ -526,40 +340,25 @@ api_charge(struct req *r)
 {
 	static const char *const allowed[] = { "request_id", "amount", "metadata", "partial",
 	    "account", "fallback", NULL };
+	struct draw_req d = { .op = DRAW_CHARGE };
 	struct quota_req q;
-	struct quota_res res;
 	enum MHD_Result ret;
-	const char *rid;
 	char *meta = NULL;
-	long long amount;
 	json_t *o;
 	struct err e;
-	LDAP *ld;
-	int rc, partial = 0, fb;
 
 	memset(&e, 0, sizeof(e));
 	if ((o = start(r, allowed, 1, &q, &ret)) == NULL)
 		return ret;
-	if (body_bool(o, "partial", &partial, &e) != 0 ||
-	    body_id(o, "request_id", 0, &rid, &e) != 0 ||
-	    body_int(o, "amount", 1, QUOTA_AMOUNT_MAX, -1, &amount, &e) != 0 ||
-	    body_meta(o, &meta, &e) != 0 || ledger_titles(r->cfg, &meta) != 0) {
-		json_decref(o);
-		return bad(r, &e);
+	if (body_bool(o, "partial", &d.partial, &e) != 0 ||
+	    body_id(o, "request_id", 0, &d.rid, &e) != 0 ||
+	    body_int(o, "amount", 1, QUOTA_AMOUNT_MAX, -1, &d.amount, &e) != 0 ||
+	    body_meta(o, &meta, &e) != 0 || ledger_titles(r->cfg, &meta) != 0)
+		ret = bad(r, &e);
+	else if (want_fallback(r, o, d.partial, &d.fallback, &ret) == 0) {
+		d.meta = meta;
+		ret = run(r, &q, &d, "charged");
 	}
-	if (want_fallback(r, o, partial, &fb, &ret) != 0 ||
-	    (fb && (ret = with_fallback(r, &q, rid, amount, 0, meta), 1))) {
-		free(meta);
-		json_decref(o);
-		return ret;
-	}
-	if ((ld = conn(r, q.uid, rid, &ret)) == NULL) {
-		free(meta);
-		json_decref(o);
-		return ret;
-	}
-	rc = quota_charge(ld, &q, rid, amount, partial, meta, &res, &e);
-	ret = finish(r, ld, &q, "charge", rid, "charged", rc, &res, &e);
 	free(meta);
 	json_decref(o);
 	return ret;
@@ -570,31 +369,21 @@ api_refund(struct req *r)
 {
 	static const char *const allowed[] = { "request_id", "charge_id", "amount", "account",
 	    NULL };
+	struct draw_req d = { .op = DRAW_REFUND };
 	struct quota_req q;
-	struct quota_res res;
 	enum MHD_Result ret;
-	const char *rid, *cid;
-	long long amount;
 	struct err e;
 	json_t *o;
-	LDAP *ld;
-	int rc;
 
 	memset(&e, 0, sizeof(e));
 	if ((o = start(r, allowed, 0, &q, &ret)) == NULL)
 		return ret;
-	if (body_id(o, "request_id", 0, &rid, &e) != 0 ||
-	    body_id(o, "charge_id", 0, &cid, &e) != 0 ||
-	    body_int(o, "amount", 1, QUOTA_AMOUNT_MAX, -1, &amount, &e) != 0) {
-		json_decref(o);
-		return bad(r, &e);
-	}
-	if ((ld = conn(r, q.uid, rid, &ret)) == NULL) {
-		json_decref(o);
-		return ret;
-	}
-	rc = quota_refund(ld, &q, rid, cid, amount, &res, &e);
-	ret = finish(r, ld, &q, "refund", rid, "refunded", rc, &res, &e);
+	if (body_id(o, "request_id", 0, &d.rid, &e) != 0 ||
+	    body_id(o, "charge_id", 0, &d.charge_id, &e) != 0 ||
+	    body_int(o, "amount", 1, QUOTA_AMOUNT_MAX, -1, &d.amount, &e) != 0)
+		ret = bad(r, &e);
+	else
+		ret = run(r, &q, &d, "refunded");
 	json_decref(o);
 	return ret;
 }
@@ -604,40 +393,27 @@ api_hold(struct req *r)
 {
 	static const char *const allowed[] = { "request_id", "amount", "ttl_s", "metadata",
 	    "account", "fallback", NULL };
+	struct draw_req d = { .op = DRAW_HOLD };
 	struct quota_req q;
-	struct quota_res res;
 	enum MHD_Result ret;
-	const char *rid;
-	long long amount, ttl;
+	long long ttl;
 	char *meta = NULL;
 	struct err e;
 	json_t *o;
-	LDAP *ld;
-	int rc, fb;
 
 	memset(&e, 0, sizeof(e));
 	if ((o = start(r, allowed, 1, &q, &ret)) == NULL)
 		return ret;
-	if (body_id(o, "request_id", 0, &rid, &e) != 0 ||
-	    body_int(o, "amount", 1, QUOTA_AMOUNT_MAX, -1, &amount, &e) != 0 ||
+	if (body_id(o, "request_id", 0, &d.rid, &e) != 0 ||
+	    body_int(o, "amount", 1, QUOTA_AMOUNT_MAX, -1, &d.amount, &e) != 0 ||
 	    body_int(o, "ttl_s", 1, QUOTA_TTL_MAX, 600, &ttl, &e) != 0 ||
-	    body_meta(o, &meta, &e) != 0 || ledger_titles(r->cfg, &meta) != 0) {
-		json_decref(o);
-		return bad(r, &e);
+	    body_meta(o, &meta, &e) != 0 || ledger_titles(r->cfg, &meta) != 0)
+		ret = bad(r, &e);
+	else if (want_fallback(r, o, 0, &d.fallback, &ret) == 0) {
+		d.ttl = (long)ttl;
+		d.meta = meta;
+		ret = run(r, &q, &d, "amount");
 	}
-	if (want_fallback(r, o, 0, &fb, &ret) != 0 ||
-	    (fb && (ret = with_fallback(r, &q, rid, amount, (long)ttl, meta), 1))) {
-		free(meta);
-		json_decref(o);
-		return ret;
-	}
-	if ((ld = conn(r, q.uid, rid, &ret)) == NULL) {
-		free(meta);
-		json_decref(o);
-		return ret;
-	}
-	rc = quota_hold(ld, &q, rid, amount, (long)ttl, meta, &res, &e);
-	ret = finish(r, ld, &q, "hold", rid, "amount", rc, &res, &e);
 	free(meta);
 	json_decref(o);
 	return ret;
@@ -647,15 +423,13 @@ static enum MHD_Result
 settle(struct req *r, int release)
 {
 	static const char *const allowed[] = { "amount", "account", NULL };
+	struct draw_req d = { .op = release ? DRAW_RELEASE : DRAW_COMMIT, .rid = r->part[6] };
 	const char *id = r->part[6];
 	struct quota_req q;
-	struct quota_res res;
+	struct draw_res out;
 	enum MHD_Result ret;
-	long long amount = 0;
 	struct err e;
 	json_t *o = NULL;
-	LDAP *ld;
-	int rc;
 
 	memset(&e, 0, sizeof(e));
 	if (quota_of(r, &q, &ret) != 0)
@@ -663,7 +437,7 @@ settle(struct req *r, int release)
 	if (!reqid_ok(id))
 		return http_error(r, 400, "bad_request", "id", "'%.64s' is not a hold id", id);
 	if (!release && ((o = body_object(r->body, r->len, allowed, &e)) == NULL ||
-	    body_int(o, "amount", 0, QUOTA_AMOUNT_MAX, -1, &amount, &e) != 0)) {
+	    body_int(o, "amount", 0, QUOTA_AMOUNT_MAX, -1, &d.amount, &e) != 0)) {
 		json_decref(o);
 		return bad(r, &e);
 	}
@@ -672,20 +446,15 @@ settle(struct req *r, int release)
 		return ret;
 	}
 	json_decref(o);
-	if ((ld = conn(r, q.uid, id, &ret)) == NULL)
-		return ret;
-	rc = quota_settle(ld, &q, id, release, amount, &res, &e);
-	give_back(ld, q.uid, id, rc, &e);
-	audit(r, &q, release ? "release" : "commit", id, &res, rc, &e);
-	if (rc != 0)
-		return refused(r, &q, &res, &e);
+	if (draw(&q, &d, &out, &e) != 0)
+		return refused(r, &out.on, &out.res, &e);
 	o = json_pack("{s:s, s:I, s:I}", "request_id", id, "committed",
-	    (json_int_t)res.amount, "released", (json_int_t)res.released);
+	    (json_int_t)out.res.amount, "released", (json_int_t)out.res.released);
 	if (o == NULL)
 		return http_json(r, 500, NULL);
-	subject(o, &q);
-	usage_fields(o, &q, res.period, &res.u);
-	if (res.replayed)
+	subject(o, &out.on);
+	usage_fields(o, &out.on, out.res.period, &out.res.u);
+	if (out.res.replayed)
 		json_object_set_new(o, "replayed", json_true());
 	return http_json(r, 200, o);
 }
@@ -706,35 +475,28 @@ enum MHD_Result
 api_credit(struct req *r)
 {
 	static const char *const allowed[] = { "request_id", "amount", "reason", "period", NULL };
+	struct draw_req d = { .op = DRAW_CREDIT };
 	struct quota_req q;
-	struct quota_res res;
 	enum MHD_Result ret;
-	const char *rid, *reason = NULL, *period = NULL;
-	long long amount;
 	json_t *o;
 	struct err e;
-	LDAP *ld;
-	int rc;
 
 	memset(&e, 0, sizeof(e));
 	if ((o = start(r, allowed, 0, &q, &ret)) == NULL)
 		return ret;
-	if (body_id(o, "request_id", 0, &rid, &e) != 0 ||
-	    body_int(o, "amount", 1, QUOTA_AMOUNT_MAX, -1, &amount, &e) != 0 ||
-	    body_str(o, "reason", 512, 0, &reason, &e) != 0 ||
-	    body_str(o, "period", PERIOD_KEY_MAX - 1, 0, &period, &e) != 0) {
+	if (body_id(o, "request_id", 0, &d.rid, &e) != 0 ||
+	    body_int(o, "amount", 1, QUOTA_AMOUNT_MAX, -1, &d.amount, &e) != 0 ||
+	    body_str(o, "reason", 512, 0, &d.reason, &e) != 0 ||
+	    body_str(o, "period", PERIOD_KEY_MAX - 1, 0, &d.period, &e) != 0) {
 		ret = bad(r, &e);
 		goto out;
 	}
-	if (period != NULL && !quota_period_ok(r->cfg, q.kind, period)) {
+	if (d.period != NULL && !quota_period_ok(r->cfg, q.kind, d.period)) {
 		ret = http_error(r, 400, "bad_request", "period",
 		    "period must name a %s period of %s", cfg_period_name(q.kind), q.quota);
 		goto out;
 	}
-	if ((ld = conn(r, q.uid, rid, &ret)) == NULL)
-		goto out;
-	rc = quota_credit(ld, &q, rid, amount, reason, period, &res, &e);
-	ret = finish(r, ld, &q, "credit", rid, "credited", rc, &res, &e);
+	ret = run(r, &q, &d, "credited");
 out:
 	json_decref(o);
 	return ret;
@@ -798,9 +560,9 @@ api_ledger(struct req *r)
 		return http_error(r, 409, "no_period", "period", "%s", e.msg);
 	if ((udn = quota_usage_dn(r->cfg, q.uid, q.quota, period)) == NULL)
 		return http_error(r, 500, "internal", NULL, "out of memory");
-	if ((ld = conn(r, q.uid, NULL, &ret)) == NULL) {
+	if (ldpool_get_home(q.uid, &ld, &e) != 0) {
 		free(udn);
-		return ret;
+		return http_err(r, &e, "ledger_failed");
 	}
 	rc = ledger_page(ld, r->cfg, udn, (size_t)offset, (size_t)limit, &v, &n, &total, &e);
 	ldpool_put(ld, e.code == ERR_UNAVAILABLE);

@@ -196,19 +196,19 @@ moved_out(LDAP *ld, const struct cfg *c, const char *udn, long long nseg, const 
  * the window just grows.
  */
 static void
-maybe_move(LDAP *ld, const struct cfg *c, const char *uid, const char *dn, const char *key)
+maybe_move(LDAP *ld, const struct quota_req *q, const char *dn, const char *key)
 {
 	struct ustate st = { 0, { 0, 0, 0, 0, "" }, NULL, NULL, NULL };
 	struct err e;
 	int n;
 
-	if (!arch_due(dn) || !ldpool_is_home(ld, uid))
+	if (!arch_due(dn) || !q->home)
 		return;
 	memset(&e, 0, sizeof(e));
-	if ((n = arch_move(ld, c, dn, ARCH_HIGH, &e)) < 0)
+	if ((n = arch_move(ld, q->cfg, dn, ARCH_HIGH, &e)) < 0)
 		log_warn("quota: moving settled ledger entries of %s: %s", key, e.msg);
 	else if (n > 0)
-		read_state(ld, c, dn, key, 0, &st, &e);
+		read_state(ld, q->cfg, dn, key, 0, &st, &e);
 	ustate_free(&st);
 }
 
@@ -441,7 +441,7 @@ take(LDAP *ld, const struct quota_req *q, const char *rid, long long amount,
 		lentry_rfc3339(exp_gt, r->expires);
 	}
 	keylock_take(t.key);
-	if (ldpool_is_home(ld, q->uid))
+	if (q->home)
 		away_forget(t.key);
 	else if (away_take(t.key, amount, q->cfg->away_allowance) == 0)
 		away = amount;
@@ -511,7 +511,7 @@ take(LDAP *ld, const struct quota_req *q, const char *rid, long long amount,
 				usage_get(t.key, &st.u);
 			}
 			r->u = st.u;
-			maybe_move(ld, q->cfg, q->uid, t.udn, t.key);
+			maybe_move(ld, q, t.udn, t.key);
 			goto done;
 		case LDAP_TYPE_OR_VALUE_EXISTS:
 			/* the request id is there already */
@@ -572,7 +572,7 @@ done:
 	if (ret != 0 && away > 0)
 		away_take(t.key, -away, LLONG_MAX);
 	/* a retried write its home holds: did its peers get it? (mend.h) */
-	if (ret == 0 && r->replayed && ldpool_is_home(ld, q->uid))
+	if (ret == 0 && r->replayed && q->home)
 		mend_note(q->uid, t.udn);
 	keylock_give(t.key);
 	wop_free(&o);
@@ -787,7 +787,7 @@ quota_refund(LDAP *ld, const struct quota_req *q, const char *rid,
 			memset(e, 0, sizeof(*e));	/* it landed; a failed read-back is no error */
 			ret = 0;
 			r->u = st.u;
-			maybe_move(ld, q->cfg, q->uid, t.udn, t.key);
+			maybe_move(ld, q, t.udn, t.key);
 			goto done;
 		}
 		if (rc != LDAP_TYPE_OR_VALUE_EXISTS && rc != LDAP_NO_SUCH_ATTRIBUTE &&
@@ -952,7 +952,7 @@ quota_settle(LDAP *ld, const struct quota_req *q, const char *id, int release,
 			memset(e, 0, sizeof(*e));
 			r->u = st.u;
 			ret = 0;
-			maybe_move(ld, q->cfg, q->uid, t.udn, t.key);
+			maybe_move(ld, q, t.udn, t.key);
 			goto done;
 		}
 		if (rc != LDAP_NO_SUCH_ATTRIBUTE) {
@@ -1027,7 +1027,7 @@ quota_credit(LDAP *ld, const struct quota_req *q, const char *rid,
 			memset(e, 0, sizeof(*e));
 			r->u = st.u;
 			ret = 0;
-			maybe_move(ld, q->cfg, q->uid, t.udn, t.key);
+			maybe_move(ld, q, t.udn, t.key);
 			goto done;
 		}
 		if (rc == LDAP_TYPE_OR_VALUE_EXISTS)

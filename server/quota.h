@@ -28,6 +28,7 @@ struct quota_req {
 	long long limit;	/* from resolution, before credit */
 	const char *actor;	/* API key name or administrator */
 	time_t now;
+	int home;		/* the connection goes to uid's home provider (draw.h) */
 	/* room for uid and account when the caller builds them */
 	char uid_buf[QUOTA_HOLDER_MAX];
 	char account_buf[QUOTA_ACCOUNT_MAX];

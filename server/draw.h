@@ -1,0 +1,85 @@
+/*
+ * draw.h - where a write on a quota goes: through the holder's home
+ * provider, never elsewhere for a request whose outcome is in doubt, and
+ * with "fallback" from an account's own quota to the pools it may draw
+ * on. Below the HTTP layer: api_quota.c parses, calls draw() and answers.
+ */
+#ifndef PRIVD_DRAW_H
+#define PRIVD_DRAW_H
+
+#include <stddef.h>
+
+#include <ldap.h>
+
+#include "err.h"
+#include "quota.h"
+
+enum draw_op {
+	DRAW_CHARGE,
+	DRAW_HOLD,
+	DRAW_REFUND,
+	DRAW_COMMIT,
+	DRAW_RELEASE,
+	DRAW_CREDIT,
+};
+
+/* One write, as the API was asked for it. */
+struct draw_req {
+	enum draw_op op;
+	const char *rid;	/* the request id; for a commit or release, the hold's */
+	long long amount;
+	long ttl;		/* hold */
+	int partial;		/* charge: what fits, when not all does */
+	int fallback;		/* charge, hold: to the account's pools when its own is full */
+	const char *meta;	/* charge, hold: the ledger's metadata (JSON) */
+	const char *charge_id;	/* refund */
+	const char *reason;	/* credit */
+	const char *period;	/* credit; NULL: the current one */
+};
+
+/* What came of it, and on whose quota. */
+struct draw_res {
+	struct quota_res res;
+	struct quota_req on;	/* whose quota it was written to (a pool, after fallback) */
+	const char *charged_to;	/* with fallback: "personal" or the pool's cell */
+};
+
+/* A pool an account may fall back to, most specific first. */
+struct draw_pool {
+	char holder[QUOTA_HOLDER_MAX];
+	long long limit;
+};
+
+/* What draw needs from below; draw_ldap is privd's, the unit tests bring theirs. */
+struct draw_ops {
+	int (*get_home)(const char *holder, LDAP **ld, struct err *e);
+	int (*is_home)(LDAP *ld, const char *holder);
+	void (*put)(LDAP *ld, int broken);
+	/* the pools q's account may draw on for q's quota; *out malloc'd */
+	int (*pools)(const struct quota_req *q, struct draw_pool **out, size_t *n);
+	/* as quota_seen */
+	int (*seen)(LDAP *ld, const struct quota_req *q, const char *rid, int hold,
+	    long long amount, struct quota_res *r, struct err *e);
+	/* the write itself: quota_charge, quota_hold, ... by d->op */
+	int (*write)(LDAP *ld, const struct quota_req *q, const struct draw_req *d,
+	    struct quota_res *r, struct err *e);
+};
+
+extern const struct draw_ops draw_ldap;
+
+/*
+ * Makes write d on q (q->home is set here). 0 when it landed or was a
+ * replay; -1 and e when it did not, with out->res.why naming a refusal
+ * (quota.h) or NULL for a failure: ERR_UNAVAILABLE when the home provider
+ * cannot be reached, or is bypassed while d->rid is in doubt.
+ * out->on says whose quota answered.
+ */
+int draw(const struct quota_req *q, const struct draw_req *d, struct draw_res *out,
+    struct err *e);
+int draw_with(const struct draw_ops *ops, const struct quota_req *q,
+    const struct draw_req *d, struct draw_res *out, struct err *e);
+
+/* The log's and the audit's name of an operation ("charge", "hold", ...). */
+const char *draw_op_name(enum draw_op op);
+
+#endif
