@@ -10,6 +10,7 @@
 #include "apply.h"
 #include "membership.h"
 #include "change.h"
+#include "dirview.h"
 #include "dn.h"
 #include "ldapconn.h"
 #include "log.h"
@@ -18,256 +19,45 @@
 #include "strv.h"
 #include "strmap.h"
 
-#define UID_BATCH 64
-
-/* What the directory holds now. */
-struct dir {
-	char **reasons, **orgs;
-	size_t nreasons, norgs;
-	struct strmap cells;	/* cell name -> struct dcell */
-	struct strmap people;	/* uid -> struct dperson */
-};
-
-struct dcell {
-	char *name;
-	char **grants;
-	size_t ngrants;
-};
-
-struct dperson {
-	char *uid;
-	char *dn;
-	int has_class;		/* privAccount present */
-	char **cells;		/* current memberships as cell names */
-	size_t ncells;
-};
-
-static void
-dcell_free(struct dcell *c)
-{
-	size_t j;
-
-	for (j = 0; j < c->ngrants; j++)
-		free(c->grants[j]);
-	free(c->grants);
-	free(c->name);
-	free(c);
-}
-
-static void
-dperson_free(struct dperson *p)
-{
-	size_t j;
-
-	if (p == NULL)
-		return;
-	for (j = 0; j < p->ncells; j++)
-		free(p->cells[j]);
-	free(p->cells);
-	free(p->uid);
-	free(p->dn);
-	free(p);
-}
-
-static void
-dir_free(struct dir *d)
-{
-	size_t i;
-
-	strv_free(d->reasons);
-	strv_free(d->orgs);
-	for (i = 0; i < d->cells.cap; i++)
-		if (d->cells.slots[i].key != NULL)
-			dcell_free(d->cells.slots[i].val);
-	strmap_free(&d->cells);
-	for (i = 0; i < d->people.cap; i++)
-		if (d->people.slots[i].key != NULL)
-			dperson_free(d->people.slots[i].val);
-	strmap_free(&d->people);
-}
-
+/*
+ * The person entries of doc's accounts into d. The directory matches a
+ * uid without case: each account is named as it is stored from here on.
+ */
 static int
-search(LDAP *ld, const struct cfg *c, const char *base, int scope,
-    const char *filter, char **attrs, LDAPMessage **res, struct err *e)
-{
-	int rc = ldapc_search(ld, c, base, scope, filter, attrs, 0, res, e);
-
-	if (rc == 1)
-		return err_set(e, ERR_INTERNAL, 0, NULL,
-		    "%s does not exist in the directory (create the privilege subtree first)", base);
-	return rc;
-}
-
-static int
-read_tree(LDAP *ld, const struct cfg *c, const char *rdn, const char *cls,
-    char ***out, size_t *n, struct err *e)
-{
-	char *base = dn_join(rdn, c->base_dn), filter[64];
-	char *attrs[] = { "1.1", NULL };
-	char path[PATH_MAX_LEN + 1];
-	LDAPMessage *res = NULL, *m;
-	int rc = -1;
-
-	snprintf(filter, sizeof(filter), "(objectClass=%s)", cls);
-	if (base == NULL || search(ld, c, base, LDAP_SCOPE_SUBTREE, filter, attrs, &res, e) != 0)
-		goto done;
-	if ((*out = strv_new(ldap_count_entries(ld, res))) == NULL)
-		goto oom;
-	for (m = ldap_first_entry(ld, res); m; m = ldap_next_entry(ld, m)) {
-		char *dn = ldap_get_dn(ld, m);
-
-		if (dn && dn_path(dn, base, path, sizeof(path)) == 0 && path[0] &&
-		    path_check(path, "path", NULL) == 0)
-			(*out)[(*n)++] = strdup(path);
-		ldap_memfree(dn);
-		if (*n && (*out)[*n - 1] == NULL)
-			goto oom;
-	}
-	rc = 0;
-	goto done;
-oom:
-	err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
-done:
-	ldap_msgfree(res);
-	free(base);
-	return rc;
-}
-
-static int
-read_cells(LDAP *ld, const struct cfg *c, struct dir *d, const char *cells_dn,
+read_people(LDAP *ld, const struct cfg *c, const struct import_doc *doc, struct dview *d,
     struct err *e)
 {
-	char *attrs[] = { "cn", "privGrant", "privPool", NULL };
-	char name[CELL_MAX_LEN + 1];
-	LDAPMessage *res = NULL, *m;
-	int rc = -1, failed;
+	const char **uids = calloc(doc->naccounts + 1, sizeof(*uids));
+	const char **stored = calloc(doc->naccounts + 1, sizeof(*stored));
+	size_t i;
+	int rc = -1;
 
-	if (search(ld, c, cells_dn, LDAP_SCOPE_ONELEVEL, "(objectClass=privCell)",
-	    attrs, &res, e) != 0)
-		return -1;
-	for (m = ldap_first_entry(ld, res); m; m = ldap_next_entry(ld, m)) {
-		char *dn = ldap_get_dn(ld, m);
-		struct dcell *dc;
+	if (uids == NULL || stored == NULL) {
+		err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
+		goto done;
+	}
+	for (i = 0; i < doc->naccounts; i++)
+		uids[i] = doc->accounts[i].uid;
+	if (dview_read_people(ld, c, uids, doc->naccounts, stored, d, e) != 0)
+		goto done;
+	for (i = 0; i < doc->naccounts; i++) {
+		struct import_account *a = &doc->accounts[i];
+		char *s;
 
-		if (dn == NULL || dn_leaf_cn(dn, cells_dn, name, sizeof(name)) != 0) {
-			ldap_memfree(dn);
+		if (stored[i] == NULL || strcmp(stored[i], a->uid) == 0)
 			continue;
+		if ((s = strdup(stored[i])) == NULL) {
+			err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
+			goto done;
 		}
-		ldap_memfree(dn);
-		if ((dc = calloc(1, sizeof(*dc))) == NULL || (dc->name = strdup(name)) == NULL) {
-			free(dc);
-			goto oom;
-		}
-		strmap_put(&d->cells, dc->name, dc, &failed);
-		if (failed) {
-			dcell_free(dc);
-			goto oom;
-		}
-		if ((dc->grants = pool_cell_vals(ld, m)) == NULL)
-			goto oom;
-		dc->ngrants = strv_len(dc->grants);
+		free(a->uid);
+		a->uid = s;
 	}
 	rc = 0;
-	goto done;
-oom:
-	err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
 done:
-	ldap_msgfree(res);
+	free(uids);
+	free(stored);
 	return rc;
-}
-
-/* Looks up the uids of d in batches, one escaped filter per batch. */
-static int
-read_people(LDAP *ld, const struct cfg *c, const struct import_doc *doc,
-    struct dir *d, const char *cells_dn, struct err *e)
-{
-	char *attrs[] = { c->uid_attr, "objectClass", "privMembership", "privMembershipDates",
-	    NULL };
-	char name[CELL_MAX_LEN + 1];
-	size_t i, j, k;
-	int failed;
-
-	for (i = 0; i < doc->naccounts; i += UID_BATCH) {
-		size_t n = doc->naccounts - i < UID_BATCH ? doc->naccounts - i : UID_BATCH;
-		const char *uids[UID_BATCH];
-		char *filter;
-		LDAPMessage *res = NULL, *m;
-
-		for (j = 0; j < n; j++)
-			uids[j] = doc->accounts[i + j].uid;
-		if ((filter = ldapc_or_filter(c->uid_attr, uids, n)) == NULL)
-			return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
-		if (search(ld, c, c->people_dn, LDAP_SCOPE_SUBTREE, filter, attrs, &res, e) != 0) {
-			free(filter);
-			return -1;
-		}
-		free(filter);
-		for (m = ldap_first_entry(ld, res); m; m = ldap_next_entry(ld, m)) {
-			struct berval **uid = ldap_get_values_len(ld, m, c->uid_attr);
-			struct berval **oc = ldap_get_values_len(ld, m, "objectClass");
-			struct berval **ms = ldap_get_values_len(ld, m, "privMembership");
-			struct dperson *p = calloc(1, sizeof(*p));
-			char *dn = ldap_get_dn(ld, m);
-			int bad = p == NULL || dn == NULL || uid == NULL || uid[0] == NULL;
-
-			if (!bad) {
-				p->uid = strndup(uid[0]->bv_val, uid[0]->bv_len);
-				p->dn = strdup(dn);
-				p->cells = calloc(ldap_count_values_len(ms) + 1, sizeof(char *));
-				bad = !p->uid || !p->dn || !p->cells;
-			}
-			for (k = 0; !bad && oc && oc[k]; k++)
-				if (oc[k]->bv_len == 11 && strncasecmp(oc[k]->bv_val, "privAccount", 11) == 0)
-					p->has_class = 1;
-			for (k = 0; !bad && ms && ms[k]; k++) {
-				char *mdn = strndup(ms[k]->bv_val, ms[k]->bv_len);
-
-				/* a membership that is not a cell of ours is dropped by the replace */
-				if (mdn && dn_leaf_cn(mdn, cells_dn, name, sizeof(name)) == 0)
-					p->cells[p->ncells++] = strdup(name);
-				else
-					p->cells[p->ncells++] = strdup("");
-				free(mdn);
-			}
-			if (!bad)
-				bad = membership_read_dates(ld, m, p->cells, p->ncells) < 0;
-			ldap_memfree(dn);
-			ldap_value_free_len(uid);
-			ldap_value_free_len(oc);
-			ldap_value_free_len(ms);
-			/* the directory matches uid without case: name the
-			 * account as it is stored from here on */
-			for (j = 0; !bad && j < n; j++) {
-				struct import_account *a = &doc->accounts[i + j];
-				char *stored;
-
-				if (strcasecmp(a->uid, p->uid) != 0 || strcmp(a->uid, p->uid) == 0)
-					continue;
-				if ((stored = strdup(p->uid)) == NULL)
-					bad = 1;
-				else {
-					free(a->uid);
-					a->uid = stored;
-				}
-			}
-			if (!bad && strmap_get(&d->people, p->uid) != NULL) {
-				err_set(e, ERR_INVALID, 0, p->uid,
-				    "uid %s matches more than one entry under %s", p->uid, c->people_dn);
-				bad = 2;
-			}
-			if (!bad) {
-				strmap_put(&d->people, p->uid, p, &failed);
-				bad = failed;
-			}
-			if (bad) {
-				dperson_free(p);
-				ldap_msgfree(res);
-				return bad == 2 ? -1 : err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
-			}
-		}
-		ldap_msgfree(res);
-	}
-	return 0;
 }
 
 /* Appends one change line to the summary. */
@@ -465,7 +255,7 @@ oom:
 }
 
 static int
-plan_build(const struct cfg *c, const struct import_doc *doc, struct dir *d,
+plan_build(const struct cfg *c, const struct import_doc *doc, struct dview *d,
     struct chg_list *before, struct chg_list *after, struct apply_summary *sum,
     struct err *e)
 {
@@ -476,14 +266,14 @@ plan_build(const struct cfg *c, const struct import_doc *doc, struct dir *d,
 	char **want = NULL;
 
 	strmap_init(&planned);
-	if (plan_nodes(before, after, CHG_REASON, doc->reasons, doc->nreasons, d->reasons,
-	    d->nreasons, &sum->reasons_added, sum, "reason") != 0 ||
-	    plan_nodes(before, after, CHG_ORG, doc->orgs, doc->norgs, d->orgs, d->norgs,
+	if (plan_nodes(before, after, CHG_REASON, doc->reasons, doc->nreasons, d->reasons.path,
+	    d->reasons.n, &sum->reasons_added, sum, "reason") != 0 ||
+	    plan_nodes(before, after, CHG_ORG, doc->orgs, doc->norgs, d->orgs.path, d->orgs.n,
 	    &sum->orgs_added, sum, "organisation") != 0)
 		goto oom;
 	for (i = 0; i < doc->ncells; i++) {
 		const struct import_cell *ic = &doc->cells[i];
-		const struct dcell *dc = strmap_get(&d->cells, ic->name);
+		const struct dview_cell *dc = strmap_get(&d->cells, ic->name);
 
 		if (strmap_get(&planned, ic->name) != NULL)
 			continue;
@@ -514,7 +304,7 @@ plan_build(const struct cfg *c, const struct import_doc *doc, struct dir *d,
 	}
 	for (i = 0; i < doc->naccounts; i++) {
 		const struct import_account *a = &doc->accounts[i];
-		const struct dperson *dp = strmap_get(&d->people, a->uid);
+		const struct dview_person *dp = strmap_get(&d->people, a->uid);
 
 		for (j = 0; j < a->ncells; j++) {
 			char cell[MEMBERSHIP_MAX];
@@ -586,31 +376,22 @@ apply_once(const struct cfg *c, const struct import_doc *doc, int dry_run,
     const char *who, const char *password, const struct chg_req *rq,
     struct apply_summary *sum, struct err *e)
 {
-	struct dir d;
+	struct dview d;
 	struct chg_list before = { NULL, 0, 0 }, after = { NULL, 0, 0 };
 	struct chg_result res;
-	char *cells_dn = dn_join("ou=cells", c->base_dn);
 	LDAP *ld = NULL;
 	int rc = -1;
 
 	memset(sum, 0, sizeof(*sum));
-	memset(&d, 0, sizeof(d));
-	strmap_init(&d.cells);
-	strmap_init(&d.people);
-	if (cells_dn == NULL) {
-		err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
-		goto done;
-	}
+	dview_init(&d);
 	if (ldapc_open_write(c, who, password, &ld, e) != 0)
 		goto done;
-	if (read_tree(ld, c, "ou=reasons", "privReason", &d.reasons, &d.nreasons, e) != 0 ||
-	    read_tree(ld, c, "ou=organisations", "privOrganisation", &d.orgs, &d.norgs, e) != 0)
+	if (dview_read_model(ld, c, &d, e) != 0)
 		goto done;
-	if (import_check(c, doc, (const char *const *)d.reasons, d.nreasons,
-	    (const char *const *)d.orgs, d.norgs, e) != 0)
+	if (import_check(c, doc, (const char *const *)d.reasons.path, d.reasons.n,
+	    (const char *const *)d.orgs.path, d.orgs.n, e) != 0)
 		goto done;
-	if (read_cells(ld, c, &d, cells_dn, e) != 0 ||
-	    read_people(ld, c, doc, &d, cells_dn, e) != 0)
+	if (read_people(ld, c, doc, &d, e) != 0)
 		goto done;
 	if (plan_build(c, doc, &d, &before, &after, sum, e) != 0)
 		goto done;
@@ -618,7 +399,7 @@ apply_once(const struct cfg *c, const struct import_doc *doc, int dry_run,
 		rc = 0;
 		goto done;
 	}
-	if (chg_run(ld, c, rq, &before, &after, &res, e) != 0)
+	if (chg_run(ld, c, rq, &before, &after, &d, &res, e) != 0)
 		goto done;
 	snprintf(sum->import_id, sizeof(sum->import_id), "%s", res.id);
 	sum->resumed = res.resumed;
@@ -630,9 +411,8 @@ done:
 		apply_summary_free(sum);
 	chg_list_free(&before);
 	chg_list_free(&after);
-	dir_free(&d);
+	dview_free(&d);
 	ldapc_close(ld);
-	free(cells_dn);
 	return rc;
 }
 

@@ -15,6 +15,7 @@
 #include <nettle/sha2.h>
 
 #include "change.h"
+#include "dirview.h"
 #include "dn.h"
 #include "ldapconn.h"
 #include "log.h"
@@ -27,7 +28,6 @@
 
 #define WINDOW		32	/* writes in flight on one connection */
 #define CHUNK		500	/* states per record part */
-#define UID_BATCH	128
 #define MODS		8
 
 /* Stages: nodes before cells before memberships; removals the reverse. */
@@ -56,26 +56,6 @@ struct op {
 struct plan {
 	struct op *ops;
 	size_t n, cap;
-};
-
-/* What the directory holds of the objects a change names. */
-struct person {
-	char *dn;
-	char csn[CHG_CSN_MAX];	/* entryCSN as read */
-	int has_class;
-	int foreign;		/* memberships that are not cells of ours */
-	int dated;		/* it has privMembershipDates values */
-	char **cells;
-	size_t ncells;
-};
-
-struct cur {
-	struct strmap reasons, orgs;	/* path -> (void *)1 */
-	struct strmap cells;		/* name -> char ** grants */
-	struct strmap cell_csn;		/* name -> entryCSN as read */
-	struct strmap people;		/* uid -> struct person */
-	char **keys;			/* the strings the maps borrow */
-	size_t nkeys, capkeys;
 };
 
 static int
@@ -472,250 +452,14 @@ run_plan(LDAP *ld, const struct cfg *c, struct plan *p, const char *id, const ch
 	return 0;
 }
 
-/* ---- what the directory holds ---- */
-
-static void
-cur_free(struct cur *d)
-{
-	size_t i;
-
-	for (i = 0; i < d->cells.cap; i++)
-		if (d->cells.slots[i].key)
-			strv_free(d->cells.slots[i].val);
-	for (i = 0; i < d->people.cap; i++)
-		if (d->people.slots[i].key) {
-			struct person *p = d->people.slots[i].val;
-
-			strv_free(p->cells);
-			free(p->dn);
-			free(p);
-		}
-	strmap_free(&d->reasons);
-	strmap_free(&d->orgs);
-	strmap_free(&d->cells);
-	strmap_free(&d->cell_csn);
-	strmap_free(&d->people);
-	for (i = 0; i < d->nkeys; i++)
-		free(d->keys[i]);
-	free(d->keys);
-	memset(d, 0, sizeof(*d));
-}
-
-/* A copy of s that lives as long as d. */
-static char *
-cur_key(struct cur *d, const char *s, size_t len)
-{
-	char *k;
-
-	if (d->nkeys == d->capkeys) {
-		size_t nc = d->capkeys ? d->capkeys * 2 : 256;
-		char **n = realloc(d->keys, nc * sizeof(*n));
-
-		if (n == NULL)
-			return NULL;
-		d->keys = n;
-		d->capkeys = nc;
-	}
-	if ((k = strndup(s, len)) == NULL)
-		return NULL;
-	return d->keys[d->nkeys++] = k;
-}
-
-static int
-read_nodes(LDAP *ld, const struct cfg *c, const char *rdn, const char *cls,
-    struct strmap *out, struct cur *d, struct err *e)
-{
-	char *base = dn_join(rdn, c->base_dn), filter[64], path[PATH_MAX_LEN + 1];
-	char *attrs[] = { "1.1", NULL };
-	LDAPMessage *res = NULL, *m;
-	int rc = -1, failed;
-
-	snprintf(filter, sizeof(filter), "(objectClass=%s)", cls);
-	if (base == NULL) {
-		oom(e);
-		goto done;
-	}
-	if ((rc = ldapc_search(ld, c, base, LDAP_SCOPE_SUBTREE, filter, attrs, 0, &res, e)) == 1)
-		rc = err_set(e, ERR_INTERNAL, 0, NULL, "%s does not exist in the directory "
-		    "(create the privilege subtree first)", base);
-	for (m = rc == 0 ? ldap_first_entry(ld, res) : NULL; m; m = ldap_next_entry(ld, m)) {
-		char *dn = ldap_get_dn(ld, m), *k;
-
-		if (dn && dn_path(dn, base, path, sizeof(path)) == 0 && path[0]) {
-			if ((k = cur_key(d, path, strlen(path))) == NULL ||
-			    (strmap_put(out, k, (void *)1, &failed), failed)) {
-				ldap_memfree(dn);
-				rc = oom(e);
-				break;
-			}
-		}
-		ldap_memfree(dn);
-	}
-done:
-	ldap_msgfree(res);
-	free(base);
-	return rc;
-}
-
-static int
-read_cells(LDAP *ld, const struct cfg *c, const char *cells_dn, struct cur *d,
-    struct err *e)
-{
-	char *attrs[] = { "privGrant", "privPool", "entryCSN", NULL }, name[CELL_MAX_LEN + 1];
-	LDAPMessage *res = NULL, *m;
-	int rc, failed;
-
-	if ((rc = ldapc_search(ld, c, cells_dn, LDAP_SCOPE_ONELEVEL, "(objectClass=privCell)",
-	    attrs, 0, &res, e)) == 1)
-		rc = err_set(e, ERR_INTERNAL, 0, NULL, "%s does not exist in the directory "
-		    "(create the privilege subtree first)", cells_dn);
-	for (m = rc == 0 ? ldap_first_entry(ld, res) : NULL; m; m = ldap_next_entry(ld, m)) {
-		char *dn = ldap_get_dn(ld, m), *k, **v, csn[CHG_CSN_MAX], *ck;
-
-		if (dn == NULL || dn_leaf_cn(dn, cells_dn, name, sizeof(name)) != 0) {
-			ldap_memfree(dn);
-			continue;
-		}
-		ldap_memfree(dn);
-		v = pool_cell_vals(ld, m);
-		if (v == NULL || (k = cur_key(d, name, strlen(name))) == NULL) {
-			strv_free(v);
-			rc = oom(e);
-			break;
-		}
-		strmap_put(&d->cells, k, v, &failed);
-		if (failed) {
-			strv_free(v);
-			rc = oom(e);
-			break;
-		}
-		if (ldapc_get_buf(ld, m, "entryCSN", csn, sizeof(csn)) == 0 &&
-		    ((ck = cur_key(d, csn, strlen(csn))) == NULL ||
-		    (strmap_put(&d->cell_csn, k, ck, &failed), failed))) {
-			rc = oom(e);
-			break;
-		}
-	}
-	ldap_msgfree(res);
-	return rc;
-}
-
-static int
-read_person(LDAP *ld, const struct cfg *c, LDAPMessage *m, const char *cells_dn,
-    struct cur *d, struct err *e)
-{
-	struct berval **uid = ldap_get_values_len(ld, m, c->uid_attr);
-	struct berval **oc = ldap_get_values_len(ld, m, "objectClass");
-	struct berval **ms = ldap_get_values_len(ld, m, "privMembership");
-	char name[CELL_MAX_LEN + 1], *dn = ldap_get_dn(ld, m), *k;
-	struct person *p = NULL;
-	size_t i;
-	int rc = -1, failed, ndates;
-
-	if (dn == NULL || uid == NULL || uid[0] == NULL) {
-		rc = 0;
-		goto done;
-	}
-	if ((k = cur_key(d, uid[0]->bv_val, uid[0]->bv_len)) == NULL)
-		goto nomem;
-	if (strmap_get(&d->people, k) != NULL) {
-		rc = err_set(e, ERR_INVALID, 0, k, "uid %s matches more than one entry under %s",
-		    k, c->people_dn);
-		goto done;
-	}
-	if ((p = calloc(1, sizeof(*p))) == NULL || (p->dn = strdup(dn)) == NULL ||
-	    (p->cells = strv_new(ms ? ldap_count_values_len(ms) : 0)) == NULL)
-		goto nomem;
-	for (i = 0; oc && oc[i]; i++)
-		if (oc[i]->bv_len == 11 && strncasecmp(oc[i]->bv_val, "privAccount", 11) == 0)
-			p->has_class = 1;
-	ldapc_get_buf(ld, m, "entryCSN", p->csn, sizeof(p->csn));
-	for (i = 0; ms && ms[i]; i++) {
-		char *mdn = strndup(ms[i]->bv_val, ms[i]->bv_len);
-
-		if (mdn == NULL)
-			goto nomem;
-		if (dn_leaf_cn(mdn, cells_dn, name, sizeof(name)) == 0) {
-			if ((p->cells[p->ncells++] = strdup(name)) == NULL) {
-				free(mdn);
-				goto nomem;
-			}
-		} else
-			p->foreign = 1;
-		free(mdn);
-	}
-	if ((ndates = membership_read_dates(ld, m, p->cells, p->ncells)) < 0)
-		goto nomem;
-	p->dated = ndates > 0;
-	strmap_put(&d->people, k, p, &failed);
-	if (failed)
-		goto nomem;
-	p = NULL;
-	rc = 0;
-	goto done;
-nomem:
-	rc = oom(e);
-done:
-	if (p) {
-		strv_free(p->cells);
-		free(p->dn);
-		free(p);
-	}
-	ldap_memfree(dn);
-	ldap_value_free_len(uid);
-	ldap_value_free_len(oc);
-	ldap_value_free_len(ms);
-	return rc;
-}
-
-/* The people l names, in batches of escaped filters. */
-static int
-read_people(LDAP *ld, const struct cfg *c, const struct chg_list *l,
-    const char *cells_dn, struct cur *d, struct err *e)
-{
-	char *attrs[] = { c->uid_attr, "objectClass", "privMembership", "entryCSN",
-	    "privMembershipDates", NULL };
-	size_t i = 0;
-
-	while (i < l->n) {
-		const char *uids[UID_BATCH];
-		size_t n = 0;
-		char *filter;
-		LDAPMessage *res = NULL, *m;
-		int rc;
-
-		for (; i < l->n && n < UID_BATCH; i++)
-			if (l->v[i].kind == CHG_ACCOUNT || l->v[i].kind == CHG_PERSON)
-				uids[n++] = l->v[i].key;
-		if (n == 0)
-			break;
-		if ((filter = ldapc_or_filter(c->uid_attr, uids, n)) == NULL)
-			return oom(e);
-		rc = ldapc_search(ld, c, c->people_dn, LDAP_SCOPE_SUBTREE, filter, attrs, 0, &res, e);
-		free(filter);
-		if (rc == 1)
-			return err_set(e, ERR_INTERNAL, 0, NULL, "ldap.people %s does not exist in "
-			    "the directory", c->people_dn);
-		if (rc != 0)
-			return -1;
-		for (m = ldap_first_entry(ld, res); m; m = ldap_next_entry(ld, m))
-			if (read_person(ld, c, m, cells_dn, d, e) != 0) {
-				ldap_msgfree(res);
-				return -1;
-			}
-		ldap_msgfree(res);
-	}
-	return 0;
-}
-
 /* ---- from states to writes ---- */
 
 static int
 plan_node(struct plan *p, const struct cfg *c, const struct chg_obj *o,
-    const struct cur *d)
+    const struct dview *d)
 {
 	int reason = o->kind == CHG_REASON;
-	int have = strmap_get(reason ? &d->reasons : &d->orgs, o->key) != NULL;
+	int have = strmap_get(reason ? &d->reasons.has : &d->orgs.has, o->key) != NULL;
 	char *container = dn_join(reason ? "ou=reasons" : "ou=organisations", c->base_dn);
 	int depth = path_depth(o->key), rc = -1;
 	struct op *op;
@@ -769,22 +513,28 @@ assert_csn(struct op *o, const char *csn)
 	return rc;
 }
 
-/* Whether a and b hold the same cells, the empty names in b (memberships
- * that are not cells of privd's) not counted. */
+/* v's names but the empty ones (memberships that are not cells of
+ * privd's) into out (room for n); how many. */
+static size_t
+ours(char *const *v, size_t n, char **out)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (*v[i])
+			out[k++] = v[i];
+	return k;
+}
+
+/* Whether a and b hold the same cells of privd's. */
 static int
 same_cells(char *const *a, size_t na, char *const *b, size_t nb)
 {
-	char **v = strv_new(nb);
-	size_t i, n = 0;
-	int same;
+	char **va = strv_new(na), **vb = strv_new(nb);
+	int same = va && vb && strv_same(va, ours(a, na, va), vb, ours(b, nb, vb));
 
-	if (v == NULL)
-		return 0;
-	for (i = 0; i < nb; i++)
-		if (*b[i])
-			v[n++] = (char *)b[i];
-	same = strv_same(a, na, v, n);
-	free(v);
+	free(va);
+	free(vb);
 	return same;
 }
 
@@ -812,11 +562,12 @@ has_pool(char *const *v)
 
 static int
 plan_cell(struct plan *p, const char *cells_dn, const struct chg_obj *o,
-    const struct cur *d, const struct chg_obj *b, struct err *e)
+    const struct dview *d, const struct chg_obj *b, struct err *e)
 {
 	char reason[PATH_MAX_LEN + 1], org[PATH_MAX_LEN + 1];
-	char **have = strmap_get(&d->cells, o->key);
-	const char *csn = b ? strmap_get(&d->cell_csn, o->key) : NULL;
+	const struct dview_cell *dc = strmap_get(&d->cells, o->key);
+	char **have = dc ? dc->grants : NULL;
+	const char *csn = b && dc ? dc->csn : NULL;
 	char **g = NULL, **pl = NULL;
 	size_t ng, npl;
 	struct op *op;
@@ -922,9 +673,9 @@ has_dates(const struct chg_obj *o)
 
 static int
 plan_account(struct plan *p, const struct cfg *c, const char *cells_dn,
-    const struct chg_obj *o, const struct cur *d, const struct chg_obj *b, struct err *e)
+    const struct chg_obj *o, const struct dview *d, const struct chg_obj *b, struct err *e)
 {
-	const struct person *have = strmap_get(&d->people, o->key);
+	const struct dview_person *have = strmap_get(&d->people, o->key);
 	struct op *op;
 
 	if (b && b->kind == CHG_ACCOUNT && (have == NULL || b->present != have->has_class ||
@@ -976,33 +727,46 @@ plan_account(struct plan *p, const struct cfg *c, const char *cells_dn,
 	return 0;
 }
 
-/* Makes the directory hold l's states, reading what it holds first. */
+/* The uids of l's accounts and people; malloc'd (NULL when out of memory). */
+static const char **
+uids_of(const struct chg_list *l, size_t *n)
+{
+	const char **v = calloc(l->n + 1, sizeof(*v));
+	size_t i;
+
+	*n = 0;
+	for (i = 0; v && i < l->n; i++)
+		if (l->v[i].kind == CHG_ACCOUNT || l->v[i].kind == CHG_PERSON)
+			v[(*n)++] = l->v[i].key;
+	return v;
+}
+
+/*
+ * Makes the directory hold l's states, planned from view (what the
+ * directory holds, as the caller read it; what it lacks of l is read
+ * here) or, when NULL, from a view read here.
+ */
 static int
 apply_states(LDAP *ld, const struct cfg *c, const struct chg_list *l,
-    const struct chg_list *basis, const char *id, const char *expect,
+    const struct chg_list *basis, const char *id, const char *expect, struct dview *view,
     struct chg_result *res, struct err *e)
 {
-	char *cells_dn = dn_join("ou=cells", c->base_dn);
 	struct plan p = { NULL, 0, 0 };
-	struct cur d;
-	size_t i;
+	struct dview own, *d = view ? view : &own;
+	const char **uids = NULL;
+	const char *cells_dn;
+	size_t i, nuids;
 	int rc = -1;
 
-	memset(&d, 0, sizeof(d));
-	strmap_init(&d.reasons);
-	strmap_init(&d.orgs);
-	strmap_init(&d.cells);
-	strmap_init(&d.cell_csn);
-	strmap_init(&d.people);
-	if (cells_dn == NULL) {
+	dview_init(&own);
+	if ((uids = uids_of(l, &nuids)) == NULL) {
 		oom(e);
 		goto done;
 	}
-	if (read_nodes(ld, c, "ou=reasons", "privReason", &d.reasons, &d, e) != 0 ||
-	    read_nodes(ld, c, "ou=organisations", "privOrganisation", &d.orgs, &d, e) != 0 ||
-	    read_cells(ld, c, cells_dn, &d, e) != 0 ||
-	    read_people(ld, c, l, cells_dn, &d, e) != 0)
+	if (dview_read_model(ld, c, d, e) != 0 ||
+	    dview_read_people(ld, c, uids, nuids, NULL, d, e) != 0)
 		goto done;
+	cells_dn = d->cells_dn;
 	for (i = 0; i < l->n; i++) {
 		const struct chg_obj *o = &l->v[i];
 		int r;
@@ -1010,13 +774,13 @@ apply_states(LDAP *ld, const struct cfg *c, const struct chg_list *l,
 		switch (o->kind) {
 		case CHG_REASON:
 		case CHG_ORG:
-			r = plan_node(&p, c, o, &d) != 0 ? oom(e) : 0;
+			r = plan_node(&p, c, o, d) != 0 ? oom(e) : 0;
 			break;
 		case CHG_CELL:
-			r = plan_cell(&p, cells_dn, o, &d, basis_of(basis, o), e);
+			r = plan_cell(&p, cells_dn, o, d, basis_of(basis, o), e);
 			break;
 		default:
-			r = plan_account(&p, c, cells_dn, o, &d, basis_of(basis, o), e);
+			r = plan_account(&p, c, cells_dn, o, d, basis_of(basis, o), e);
 		}
 		if (r != 0)
 			goto done;
@@ -1026,8 +790,8 @@ apply_states(LDAP *ld, const struct cfg *c, const struct chg_list *l,
 		log_info("change%s%s: %zu writes", *id ? " " : "", id, res->writes);
 done:
 	plan_free(&p);
-	cur_free(&d);
-	free(cells_dn);
+	dview_free(&own);
+	free(uids);
 	return rc;
 }
 
@@ -1429,7 +1193,7 @@ done:
 
 int
 chg_run(LDAP *ld, const struct cfg *c, const struct chg_req *rq,
-    const struct chg_list *before, const struct chg_list *after,
+    const struct chg_list *before, const struct chg_list *after, struct dview *view,
     struct chg_result *res, struct err *e)
 {
 	struct chg_record *open = NULL;
@@ -1489,7 +1253,7 @@ chg_run(LDAP *ld, const struct cfg *c, const struct chg_req *rq,
 		if (rc != 0)
 			goto done;
 		log_info("change %s: resuming %s by %s", res->id, open[0].what, open[0].actor);
-		if ((rc = apply_states(ld, c, &redo, NULL, res->id, "open", res, e)) == 0)
+		if ((rc = apply_states(ld, c, &redo, NULL, res->id, "open", view, res, e)) == 0)
 			rc = finish(ld, c, res->id, "closed", res, e);
 		goto done;
 	}
@@ -1503,7 +1267,7 @@ chg_run(LDAP *ld, const struct cfg *c, const struct chg_req *rq,
 	/* a one-entry edit asserts the entry is as it planned from; a recorded
 	 * change is guarded by its record (other edits wait for it) */
 	if ((rc = apply_states(ld, c, after, res->id[0] ? NULL : before, res->id,
-	    res->id[0] ? "open" : NULL, res, e)) != 0)
+	    res->id[0] ? "open" : NULL, view, res, e)) != 0)
 		goto done;
 	if (res->id[0])
 		rc = finish(ld, c, res->id, "closed", res, e);
@@ -1564,7 +1328,7 @@ chg_abort(LDAP *ld, const struct cfg *c, const char *id, struct chg_result *res,
 		size_t before = res->writes;
 		struct timespec pause = { 1, 0 };
 
-		if (apply_states(ld, c, &undo, NULL, id, "aborting", res, e) != 0)
+		if (apply_states(ld, c, &undo, NULL, id, "aborting", NULL, res, e) != 0)
 			goto done;
 		if (pass > 0 && res->writes == before)
 			break;

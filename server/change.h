@@ -20,6 +20,7 @@
 #include <ldap.h>
 
 #include "config.h"
+#include "dirview.h"
 #include "err.h"
 
 /* Object kinds, the first letter of an encoded state. */
@@ -85,9 +86,12 @@ struct chg_record {
  * states now (what an abort writes back). Refuses (ERR_CONFLICT) while
  * another change is open, unless it is this very change (same digest):
  * then it finishes that one from its record. On ld, bound as the caller.
+ * view: what the caller read of the directory to make after (dirview.h),
+ * planned from as it is, so an import reads each subtree once; NULL: read
+ * here.
  */
 int chg_run(LDAP *ld, const struct cfg *c, const struct chg_req *rq,
-    const struct chg_list *before, const struct chg_list *after,
+    const struct chg_list *before, const struct chg_list *after, struct dview *view,
     struct chg_result *res, struct err *e);
 /* Writes an open record's "before" states back and closes it as aborted. */
 int chg_abort(LDAP *ld, const struct cfg *c, const char *id,

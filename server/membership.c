@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ldapconn.h"
 #include "membership.h"
 #include "strv.h"
 
@@ -158,19 +157,6 @@ membership_apply_dates(char **cells, size_t n, char *const *dates)
 		cells[i] = enc;
 	}
 	return 0;
-}
-
-int
-membership_read_dates(LDAP *ld, LDAPMessage *m, char **cells, size_t n)
-{
-	char **dates = ldapc_get_strv(ld, m, "privMembershipDates");
-	int rc;
-
-	if (dates == NULL)
-		return -1;
-	rc = membership_apply_dates(cells, n, dates) != 0 ? -1 : (int)strv_len(dates);
-	strv_free(dates);
-	return rc;
 }
 
 char *

@@ -5,7 +5,6 @@
 #include <stddef.h>
 #include <time.h>
 
-#include <ldap.h>
 
 #include "config.h"
 #include "err.h"
@@ -46,10 +45,6 @@ int membership_in_force(time_t from, time_t until, time_t now);
  * in the list are ignored. 0, or -1 when out of memory.
  */
 int membership_apply_dates(char **cells, size_t n, char *const *dates);
-/* The privMembershipDates of person entry m laid over its memberships
- * cells (as membership_apply_dates): how many values it has, or -1 when
- * out of memory. */
-int membership_read_dates(LDAP *ld, LDAPMessage *m, char **cells, size_t n);
 /* The privMembershipDates value of a dated membership ("CELL FROM UNTIL"),
  * malloc'd; NULL for an undated one (or out of memory: *oom set). */
 char *membership_dates_value(const char *m, int *oom);

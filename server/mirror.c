@@ -13,6 +13,7 @@
 #include <lber.h>
 #include <ldap.h>
 
+#include "dirview.h"
 #include "dn.h"
 #include "log.h"
 #include "membership.h"
@@ -163,7 +164,7 @@ read_entry(LDAP *ld, LDAPMessage *msg, int people)
 		ldap_value_free_len(vals);
 		vals = NULL;
 		/* dated memberships travel as "CELL|FROM|UNTIL" (membership.h) */
-		if (membership_read_dates(ld, msg, m->vals, m->nvals) < 0)
+		if (dview_read_dates(ld, msg, m->vals, m->nvals) < 0)
 			goto fail;
 	} else if (dn_leaf_cn(dn, cells_dn, buf, sizeof(buf)) == 0) {
 		m->kind = MK_CELL;

@@ -10,6 +10,7 @@
 #include <lber.h>
 #include <ldap.h>
 
+#include "dirview.h"
 #include "dn.h"
 #include "ldapconn.h"
 #include "membership.h"
@@ -231,7 +232,7 @@ read_members(LDAP *ld, const struct cfg *c, const char *path, struct tview *v,
 					free(mdn);
 				}
 				/* dated memberships keep their dates through a move */
-				if (membership_read_dates(ld, m, p->all, p->nall) < 0)
+				if (dview_read_dates(ld, m, p->all, p->nall) < 0)
 					goto fail;
 			}
 			for (j = 0; p && ms && ms[j]; j++)
@@ -382,7 +383,7 @@ tree_delete(const struct cfg *c, enum tree_side side, const char *path,
 		    chg_put(&after, kind, 0, v.nodes[i], NULL, 0) != 0 ||
 		    apply_note(sum, "- %s %s", side_name(side), v.nodes[i]) != 0))
 			goto nomem;
-	rc = dry_run ? 0 : chg_run(ld, c, rq, &before, &after, &res, e);
+	rc = dry_run ? 0 : chg_run(ld, c, rq, &before, &after, NULL, &res, e);
 	if (rc == 0 && !dry_run)
 		snprintf(sum->import_id, sizeof(sum->import_id), "%s", res.id);
 	goto done;
@@ -509,7 +510,7 @@ tree_move(const struct cfg *c, enum tree_side side, const char *from,
 		strv_free(now);
 		sum->accounts_changed++;
 	}
-	rc = dry_run ? 0 : chg_run(ld, c, rq, &before, &after, &res, e);
+	rc = dry_run ? 0 : chg_run(ld, c, rq, &before, &after, NULL, &res, e);
 	if (rc == 0 && !dry_run)
 		snprintf(sum->import_id, sizeof(sum->import_id), "%s", res.id);
 	goto done;
