@@ -20,59 +20,29 @@
 #include "change.h"
 #include "strv.h"
 
-#define BATCH 64
 #define NAMES 5		/* examples named in a refusal */
 
-struct tcell {
-	char *name;
-	char *dn;
-	char **grants;
-	size_t ngrants;
-	char side[PATH_MAX_LEN + 1];	/* the reason or organisation side */
-};
-
-struct tperson {
-	char *dn;
-	char *uid;
-	char **cells;		/* affected cells' DNs it is a member of */
-	size_t ncells;
-	char **all;		/* every cell of ours it is a member of, by name */
-	size_t nall;
-};
-
+/*
+ * What a delete or move of path works on, out of the directory's view
+ * (dirview.h): the cells on path's side under it, and their members,
+ * each in name order so that summaries and refusals read the same way
+ * every time.
+ */
 struct tview {
-	char **nodes;		/* paths of the side's tree */
-	size_t nnodes;
-	struct tcell *cells;	/* every cell */
+	struct dview d;
+	const struct dview_nodes *nodes;	/* the side's tree */
+	const struct dview_cell **cells;	/* the cells path covers */
 	size_t ncells;
-	struct tperson *people;	/* members of affected cells */
+	const struct dview_person **people;	/* their members */
 	size_t npeople;
-	char *container, *cells_dn;
 };
 
 static void
 view_free(struct tview *v)
 {
-	size_t i, j;
-
-	strv_free(v->nodes);
-	for (i = 0; i < v->ncells; i++) {
-		free(v->cells[i].name);
-		free(v->cells[i].dn);
-		strv_free(v->cells[i].grants);
-	}
 	free(v->cells);
-	for (i = 0; i < v->npeople; i++) {
-		for (j = 0; j < v->people[i].ncells; j++)
-			free(v->people[i].cells[j]);
-		free(v->people[i].cells);
-		strv_free(v->people[i].all);
-		free(v->people[i].dn);
-		free(v->people[i].uid);
-	}
 	free(v->people);
-	free(v->container);
-	free(v->cells_dn);
+	dview_free(&v->d);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -82,197 +52,91 @@ oom(struct err *e)
 	return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
 }
 
-/* The side's node paths and every cell. */
+/* Whether membership or cell name m is in a cell whose side path covers;
+ * its side into sd (PATH_MAX_LEN + 1) and its two sides into rs and os. */
 static int
-read_view(LDAP *ld, const struct cfg *c, enum tree_side side, struct tview *v,
-    struct err *e)
+covers(enum tree_side side, const char *path, const char *m, char *rs, char *os,
+    const char **sd)
 {
-	static char *cell_attrs[] = { "cn", "privGrant", "privPool", NULL };
-	static char *none[] = { "1.1", NULL };
-	char path[PATH_MAX_LEN + 1], reason[PATH_MAX_LEN + 1], org[PATH_MAX_LEN + 1];
-	LDAPMessage *res = NULL, *m;
-	int rc;
+	char nm[MEMBERSHIP_MAX];
+	time_t from, until;
 
-	v->container = dn_join(side == TREE_REASONS ? "ou=reasons" : "ou=organisations",
-	    c->base_dn);
-	v->cells_dn = dn_join("ou=cells", c->base_dn);
-	if (v->container == NULL || v->cells_dn == NULL)
-		return oom(e);
-	rc = ldapc_search(ld, c, v->container, LDAP_SCOPE_SUBTREE, side == TREE_REASONS ?
-	    "(objectClass=privReason)" : "(objectClass=privOrganisation)", none, 0, &res, e);
-	if (rc < 0)
-		return -1;
-	if ((v->nodes = strv_new(res ? (size_t)ldap_count_entries(ld, res) : 0)) == NULL)
+	if (*m == '\0' || membership_split(m, nm, sizeof(nm), &from, &until) != 0 ||
+	    cell_split(nm, rs, os, NULL) != 0)
+		return 0;
+	*sd = side == TREE_REASONS ? rs : os;
+	return **sd != '\0' && path_covers(path, *sd);
+}
+
+static int
+by_cell_name(const void *a, const void *b)
+{
+	return strcmp((*(const struct dview_cell *const *)a)->name,
+	    (*(const struct dview_cell *const *)b)->name);
+}
+
+static int
+by_uid(const void *a, const void *b)
+{
+	return strcmp((*(const struct dview_person *const *)a)->uid,
+	    (*(const struct dview_person *const *)b)->uid);
+}
+
+/* The cells and members under path into v (after dview_read_model). */
+static int
+read_affected(LDAP *ld, const struct cfg *c, enum tree_side side, const char *path,
+    struct tview *v, struct err *e)
+{
+	char rs[PATH_MAX_LEN + 1], os[PATH_MAX_LEN + 1];
+	const char **names = NULL, *sd;
+	size_t i;
+	int rc = -1;
+
+	if ((v->cells = calloc(v->d.cells.len + 1, sizeof(*v->cells))) == NULL ||
+	    (names = calloc(v->d.cells.len + 1, sizeof(*names))) == NULL)
 		goto nomem;
-	for (m = res ? ldap_first_entry(ld, res) : NULL; m; m = ldap_next_entry(ld, m)) {
-		char *dn = ldap_get_dn(ld, m);
-
-		if (dn && dn_path(dn, v->container, path, sizeof(path)) == 0 && path[0] &&
-		    (v->nodes[v->nnodes++] = strdup(path)) == NULL) {
-			ldap_memfree(dn);
-			goto nomem;
-		}
-		ldap_memfree(dn);
-	}
-	ldap_msgfree(res);
-	res = NULL;
-	rc = ldapc_search(ld, c, v->cells_dn, LDAP_SCOPE_ONELEVEL, "(objectClass=privCell)",
-	    cell_attrs, 0, &res, e);
-	if (rc < 0)
-		return -1;
-	if ((v->cells = calloc((res ? (size_t)ldap_count_entries(ld, res) : 0) + 1,
-	    sizeof(*v->cells))) == NULL)
+	for (i = 0; i < v->d.cells.cap; i++)
+		if (v->d.cells.slots[i].key != NULL &&
+		    covers(side, path, v->d.cells.slots[i].key, rs, os, &sd))
+			v->cells[v->ncells++] = v->d.cells.slots[i].val;
+	qsort(v->cells, v->ncells, sizeof(*v->cells), by_cell_name);
+	for (i = 0; i < v->ncells; i++)
+		names[i] = v->cells[i]->name;
+	if (dview_read_members(ld, c, names, v->ncells, &v->d, e) != 0)
+		goto done;
+	if ((v->people = calloc(v->d.people.len + 1, sizeof(*v->people))) == NULL)
 		goto nomem;
-	for (m = res ? ldap_first_entry(ld, res) : NULL; m; m = ldap_next_entry(ld, m)) {
-		struct tcell *tc = &v->cells[v->ncells];
-
-		if ((tc->name = ldapc_get_str(ld, m, "cn")) == NULL ||
-		    cell_split(tc->name, reason, org, NULL) != 0) {
-			free(tc->name);
-			tc->name = NULL;
-			continue;
-		}
-		snprintf(tc->side, sizeof(tc->side), "%s", side == TREE_REASONS ? reason : org);
-		/* grants and pools: a moved cell keeps both */
-		if ((tc->grants = pool_cell_vals(ld, m)) == NULL)
-			goto nomem;
-		tc->ngrants = strv_len(tc->grants);
-		if ((tc->dn = dn_child("cn", tc->name, v->cells_dn)) == NULL)
-			goto nomem;
-		v->ncells++;
-	}
-	ldap_msgfree(res);
-	return 0;
+	for (i = 0; i < v->d.people.cap; i++)
+		if (v->d.people.slots[i].key != NULL)
+			v->people[v->npeople++] = v->d.people.slots[i].val;
+	qsort(v->people, v->npeople, sizeof(*v->people), by_uid);
+	rc = 0;
+	goto done;
 nomem:
-	ldap_msgfree(res);
-	return oom(e);
+	oom(e);
+done:
+	free(names);
+	return rc;
 }
 
-static int
-covered(const struct tcell *tc, const char *path)
+/* p's memberships in cells of privd's: borrowed, in a malloc'd array. */
+static char **
+ours(const struct dview_person *p, size_t *n)
 {
-	return tc->side[0] != '\0' && path_covers(path, tc->side);
-}
+	char **v = calloc(p->ncells + 1, sizeof(*v));
+	size_t i;
 
-/* The members of the cells under path (batches of escaped filters). */
-static int
-read_members(LDAP *ld, const struct cfg *c, const char *path, struct tview *v,
-    struct err *e)
-{
-	char *attrs[] = { c->uid_attr, "privMembership", "privMembershipDates", NULL };
-	size_t i = 0, j, k;
-
-	while (i < v->ncells) {
-		char *filter = NULL, *nf;
-		size_t n = 0;
-		LDAPMessage *res = NULL, *m;
-
-		if ((filter = strdup("(|")) == NULL)
-			return oom(e);
-		for (; i < v->ncells && n < BATCH; i++) {
-			struct berval in, out = { 0, NULL };
-
-			if (!covered(&v->cells[i], path))
-				continue;
-			in.bv_val = v->cells[i].dn;
-			in.bv_len = strlen(in.bv_val);
-			if (ldap_bv2escaped_filter_value(&in, &out) != 0 ||
-			    asprintf(&nf, "%s(privMembership=%s)", filter, out.bv_val) < 0) {
-				ber_memfree(out.bv_val);
-				free(filter);
-				return oom(e);
-			}
-			ber_memfree(out.bv_val);
-			free(filter);
-			filter = nf;
-			n++;
-		}
-		if (n == 0) {
-			free(filter);
-			break;
-		}
-		if (asprintf(&nf, "%s)", filter) < 0) {
-			free(filter);
-			return oom(e);
-		}
-		free(filter);
-		if (ldapc_search(ld, c, c->people_dn, LDAP_SCOPE_SUBTREE, nf, attrs, 0, &res, e) < 0) {
-			free(nf);
-			return -1;
-		}
-		free(nf);
-		for (m = res ? ldap_first_entry(ld, res) : NULL; m; m = ldap_next_entry(ld, m)) {
-			struct berval **ms = ldap_get_values_len(ld, m, "privMembership");
-			char *dn = ldap_get_dn(ld, m);
-			struct tperson *p = NULL, *np;
-
-			for (k = 0; dn && k < v->npeople; k++)
-				if (strcmp(v->people[k].dn, dn) == 0)
-					p = &v->people[k];
-			if (dn && p == NULL) {
-				if ((np = realloc(v->people, (v->npeople + 1) * sizeof(*np))) == NULL)
-					goto fail;
-				v->people = np;
-				p = &v->people[v->npeople++];
-				memset(p, 0, sizeof(*p));
-				p->dn = strdup(dn);
-				p->uid = ldapc_get_str(ld, m, c->uid_attr);
-				if ((p->cells = strv_new(ms ? (size_t)ldap_count_values_len(ms) : 0)) == NULL ||
-				    (p->all = strv_new(ms ? (size_t)ldap_count_values_len(ms) : 0)) == NULL)
-					goto fail;
-				for (j = 0; ms && ms[j]; j++) {
-					char *mdn = strndup(ms[j]->bv_val, ms[j]->bv_len);
-					char nm[CELL_MAX_LEN + 1];
-
-					if (mdn && dn_leaf_cn(mdn, v->cells_dn, nm, sizeof(nm)) == 0 &&
-					    (p->all[p->nall++] = strdup(nm)) == NULL) {
-						free(mdn);
-						goto fail;
-					}
-					free(mdn);
-				}
-				/* dated memberships keep their dates through a move */
-				if (dview_read_dates(ld, m, p->all, p->nall) < 0)
-					goto fail;
-			}
-			for (j = 0; p && ms && ms[j]; j++)
-				for (k = 0; k < v->ncells; k++)
-					if (covered(&v->cells[k], path) &&
-					    strlen(v->cells[k].dn) == ms[j]->bv_len &&
-					    strncasecmp(v->cells[k].dn, ms[j]->bv_val, ms[j]->bv_len) == 0) {
-						size_t q;
-						int dup = 0;
-
-						for (q = 0; q < p->ncells; q++)
-							dup |= strcmp(p->cells[q], v->cells[k].dn) == 0;
-						if (!dup && (p->cells[p->ncells++] = strndup(ms[j]->bv_val,
-						    ms[j]->bv_len)) == NULL)
-							goto fail;
-						break;
-					}
-			ldap_memfree(dn);
-			ldap_value_free_len(ms);
-			continue;
-fail:
-			ldap_memfree(dn);
-			ldap_value_free_len(ms);
-			ldap_msgfree(res);
-			return oom(e);
-		}
-		ldap_msgfree(res);
-	}
-	return 0;
+	*n = 0;
+	for (i = 0; v && i < p->ncells; i++)
+		if (*p->cells[i])
+			v[(*n)++] = p->cells[i];
+	return v;
 }
 
 static int
 has_node(const struct tview *v, const char *path)
 {
-	size_t i;
-
-	for (i = 0; i < v->nnodes; i++)
-		if (strcmp(v->nodes[i], path) == 0)
-			return 1;
-	return path[0] == '\0';
+	return path[0] == '\0' || strmap_get(&v->nodes->has, path) != NULL;
 }
 
 static const char *
@@ -291,11 +155,13 @@ open_view(const struct cfg *c, enum tree_side side, const char *path,
 		return err_set(e, ERR_INVALID, 0, "path", "path: the root cannot be changed");
 	if (ldapc_open_write(c, who, password, ld, e) != 0)
 		return -1;
-	if (read_view(*ld, c, side, v, e) != 0)
+	dview_init(&v->d);
+	if (dview_read_model(*ld, c, &v->d, e) != 0)
 		return -1;
+	v->nodes = side == TREE_REASONS ? &v->d.reasons : &v->d.orgs;
 	if (!has_node(v, path))
 		return err_set(e, ERR_NOT_FOUND, 0, "path", "no %s node '%s'", side_name(side), path);
-	return read_members(*ld, c, path, v, e);
+	return read_affected(*ld, c, side, path, v, e);
 }
 
 int
@@ -309,22 +175,21 @@ tree_delete(const struct cfg *c, enum tree_side side, const char *path,
 	char names[256] = "", cells[256] = "", kind = side == TREE_REASONS ? CHG_REASON : CHG_ORG;
 	size_t i, j, grants = 0, ncells = 0;
 	LDAP *ld = NULL;
-	int rc = -1;
+	int rc = -1, bad;
 
 	memset(&v, 0, sizeof(v));
 	memset(sum, 0, sizeof(*sum));
 	if (open_view(c, side, path, who, password, &ld, &v, e) != 0)
 		goto done;
-	for (i = 0; i < v.ncells; i++)
-		if (covered(&v.cells[i], path)) {
-			grants += v.cells[i].ngrants;
-			if (v.cells[i].ngrants && ncells++ < NAMES)
-				snprintf(cells + strlen(cells), sizeof(cells) - strlen(cells), "%s%s",
-				    *cells ? ", " : "", v.cells[i].name);
-		}
+	for (i = 0; i < v.ncells; i++) {
+		grants += v.cells[i]->ngrants;
+		if (v.cells[i]->ngrants && ncells++ < NAMES)
+			snprintf(cells + strlen(cells), sizeof(cells) - strlen(cells), "%s%s",
+			    *cells ? ", " : "", v.cells[i]->name);
+	}
 	for (i = 0; i < v.npeople && i < NAMES; i++)
 		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
-		    *names ? ", " : "", v.people[i].uid ? v.people[i].uid : v.people[i].dn);
+		    *names ? ", " : "", v.people[i]->uid);
 	if (!force && (v.npeople || grants)) {
 		err_set(e, ERR_CONFLICT, 0, "path", "%s '%s' is in use: %zu member%s%s%s%s, "
 		    "%zu grant%s%s%s%s; delete with force to remove them too",
@@ -336,54 +201,43 @@ tree_delete(const struct cfg *c, enum tree_side side, const char *path,
 	}
 	/* the accounts keep their other memberships */
 	for (i = 0; i < v.npeople; i++) {
-		struct tperson *p = &v.people[i];
-		char **keep = strv_new(p->nall);
-		size_t k = 0;
+		const struct dview_person *p = v.people[i];
+		size_t k = 0, gone = 0, nall;
+		char **all = ours(p, &nall), **keep = calloc(nall + 1, sizeof(*keep));
+		char rs[PATH_MAX_LEN + 1], os[PATH_MAX_LEN + 1];
+		const char *sd;
 
-		if (p->uid == NULL)
-			continue;
-		for (j = 0; keep && j < p->nall; j++) {
-			char rs[PATH_MAX_LEN + 1], os[PATH_MAX_LEN + 1], nm[MEMBERSHIP_MAX];
-			time_t from, until;
-
-			if (membership_split(p->all[j], nm, sizeof(nm), &from, &until) == 0 &&
-			    cell_split(nm, rs, os, NULL) == 0 &&
-			    path_covers(path, side == TREE_REASONS ? rs : os) &&
-			    *(side == TREE_REASONS ? rs : os))
-				continue;
-			if ((keep[k++] = strdup(p->all[j])) == NULL) {
-				strv_free(keep);
-				keep = NULL;
-			}
-		}
-		if (keep == NULL ||
-		    chg_put(&before, CHG_ACCOUNT, 1, p->uid, p->all, p->nall) != 0 ||
+		for (j = 0; all && keep && j < nall; j++)
+			if (covers(side, path, all[j], rs, os, &sd))
+				gone++;
+			else
+				keep[k++] = all[j];
+		bad = all == NULL || keep == NULL ||
+		    chg_put(&before, CHG_ACCOUNT, 1, p->uid, all, nall) != 0 ||
 		    chg_put(&after, CHG_ACCOUNT, 1, p->uid, keep, k) != 0 ||
-		    apply_note(sum, "- memberships of %s in %zu cell%s", p->uid, p->ncells,
-		    p->ncells == 1 ? "" : "s") != 0) {
-			strv_free(keep);
+		    apply_note(sum, "- memberships of %s in %zu cell%s", p->uid, gone,
+		    gone == 1 ? "" : "s") != 0;
+		free(all);
+		free(keep);
+		if (bad)
 			goto nomem;
-		}
-		strv_free(keep);
 		sum->accounts_changed++;
 	}
 	for (i = 0; i < v.ncells; i++)
-		if (covered(&v.cells[i], path)) {
-			if (chg_put(&before, CHG_CELL, 1, v.cells[i].name, v.cells[i].grants,
-			    v.cells[i].ngrants) != 0 ||
-			    chg_put(&after, CHG_CELL, 0, v.cells[i].name, NULL, 0) != 0 ||
-			    apply_note(sum, "- cell %s (%zu grant%s)", v.cells[i].name,
-			    v.cells[i].ngrants, v.cells[i].ngrants == 1 ? "" : "s") != 0)
-				goto nomem;
-		}
-	/* the node and everything below it; change.c deletes leaves first */
-	for (i = 0; i < v.nnodes; i++)
-		if (path_covers(path, v.nodes[i]) &&
-		    (chg_put(&before, kind, 1, v.nodes[i], NULL, 0) != 0 ||
-		    chg_put(&after, kind, 0, v.nodes[i], NULL, 0) != 0 ||
-		    apply_note(sum, "- %s %s", side_name(side), v.nodes[i]) != 0))
+		if (chg_put(&before, CHG_CELL, 1, v.cells[i]->name, v.cells[i]->grants,
+		    v.cells[i]->ngrants) != 0 ||
+		    chg_put(&after, CHG_CELL, 0, v.cells[i]->name, NULL, 0) != 0 ||
+		    apply_note(sum, "- cell %s (%zu grant%s)", v.cells[i]->name,
+		    v.cells[i]->ngrants, v.cells[i]->ngrants == 1 ? "" : "s") != 0)
 			goto nomem;
-	rc = dry_run ? 0 : chg_run(ld, c, rq, &before, &after, NULL, &res, e);
+	/* the node and everything below it; change.c deletes leaves first */
+	for (i = 0; i < v.nodes->n; i++)
+		if (path_covers(path, v.nodes->path[i]) &&
+		    (chg_put(&before, kind, 1, v.nodes->path[i], NULL, 0) != 0 ||
+		    chg_put(&after, kind, 0, v.nodes->path[i], NULL, 0) != 0 ||
+		    apply_note(sum, "- %s %s", side_name(side), v.nodes->path[i]) != 0))
+			goto nomem;
+	rc = dry_run ? 0 : chg_run(ld, c, rq, &before, &after, &v.d, &res, e);
 	if (rc == 0 && !dry_run)
 		snprintf(sum->import_id, sizeof(sum->import_id), "%s", res.id);
 	goto done;
@@ -418,8 +272,8 @@ tree_move(const struct cfg *c, enum tree_side side, const char *from,
 	char reason[PATH_MAX_LEN + 1], org[PATH_MAX_LEN + 1], name[CELL_MAX_LEN + 1];
 	char kind = side == TREE_REASONS ? CHG_REASON : CHG_ORG;
 	LDAP *ld = NULL;
-	size_t i, j, k;
-	int rc = -1;
+	size_t i, j;
+	int rc = -1, bad;
 
 	memset(&v, 0, sizeof(v));
 	memset(sum, 0, sizeof(*sum));
@@ -444,73 +298,67 @@ tree_move(const struct cfg *c, enum tree_side side, const char *from,
 	if (apply_note(sum, "~ %s %s -> %s", side_name(side), from, to) != 0)
 		goto nomem;
 	/* the subtree: new nodes in, old ones out (change.c orders them) */
-	for (i = 0; i < v.nnodes; i++) {
-		if (!path_covers(from, v.nodes[i]))
+	for (i = 0; i < v.nodes->n; i++) {
+		if (!path_covers(from, v.nodes->path[i]))
 			continue;
-		moved(v.nodes[i], from, to, np);
-		if (chg_put(&before, kind, 1, v.nodes[i], NULL, 0) != 0 ||
-		    chg_put(&after, kind, 0, v.nodes[i], NULL, 0) != 0 ||
+		moved(v.nodes->path[i], from, to, np);
+		if (chg_put(&before, kind, 1, v.nodes->path[i], NULL, 0) != 0 ||
+		    chg_put(&after, kind, 0, v.nodes->path[i], NULL, 0) != 0 ||
 		    chg_put(&before, kind, 0, np, NULL, 0) != 0 ||
 		    chg_put(&after, kind, 1, np, NULL, 0) != 0)
 			goto nomem;
 	}
 	/* its cells move with their grants */
 	for (i = 0; i < v.ncells; i++) {
-		if (!covered(&v.cells[i], from))
-			continue;
-		cell_split(v.cells[i].name, reason, org, NULL);
-		moved(v.cells[i].side, from, to, np);
+		const struct dview_cell *dc = v.cells[i];
+		const char *sd;
+
+		covers(side, from, dc->name, reason, org, &sd);
+		moved(sd, from, to, np);
 		cell_join(name, side == TREE_REASONS ? np : reason, side == TREE_REASONS ? org : np);
-		for (k = 0; k < v.ncells; k++)
-			if (strcmp(v.cells[k].name, name) == 0) {
-				err_set(e, ERR_CONFLICT, 0, "to", "cell '%s' exists already", name);
-				goto done;
-			}
-		if (chg_put(&before, CHG_CELL, 1, v.cells[i].name, v.cells[i].grants,
-		    v.cells[i].ngrants) != 0 ||
-		    chg_put(&after, CHG_CELL, 0, v.cells[i].name, NULL, 0) != 0 ||
+		if (strmap_get(&v.d.cells, name) != NULL) {
+			err_set(e, ERR_CONFLICT, 0, "to", "cell '%s' exists already", name);
+			goto done;
+		}
+		if (chg_put(&before, CHG_CELL, 1, dc->name, dc->grants, dc->ngrants) != 0 ||
+		    chg_put(&after, CHG_CELL, 0, dc->name, NULL, 0) != 0 ||
 		    chg_put(&before, CHG_CELL, 0, name, NULL, 0) != 0 ||
-		    chg_put(&after, CHG_CELL, 1, name, v.cells[i].grants, v.cells[i].ngrants) != 0 ||
-		    apply_note(sum, "~ cell %s -> %s", v.cells[i].name, name) != 0)
+		    chg_put(&after, CHG_CELL, 1, name, dc->grants, dc->ngrants) != 0 ||
+		    apply_note(sum, "~ cell %s -> %s", dc->name, name) != 0)
 			goto nomem;
 		sum->cells_changed++;
 	}
 	/* memberships follow their cells */
 	for (i = 0; i < v.npeople; i++) {
-		struct tperson *p = &v.people[i];
-		char **now = strv_new(p->nall);
+		const struct dview_person *p = v.people[i];
+		size_t nall;
+		char **all = ours(p, &nall), **now = strv_new(nall);
 
-		if (now == NULL)
-			goto nomem;
-		for (j = 0; j < p->nall; j++) {
+		for (j = 0; all && now && j < nall; j++) {
 			char rs[PATH_MAX_LEN + 1], os[PATH_MAX_LEN + 1], nm[MEMBERSHIP_MAX];
 			const char *sd;
 			time_t mf, mu;
 
-			now[j] = NULL;
-			if (membership_split(p->all[j], nm, sizeof(nm), &mf, &mu) == 0 &&
-			    cell_split(nm, rs, os, NULL) == 0 &&
-			    *(sd = side == TREE_REASONS ? rs : os) && path_covers(from, sd)) {
+			if (covers(side, from, all[j], rs, os, &sd) &&
+			    membership_split(all[j], nm, sizeof(nm), &mf, &mu) == 0) {
 				moved(sd, from, to, np);
 				cell_join(name, side == TREE_REASONS ? np : rs, side == TREE_REASONS ? os : np);
 				now[j] = membership_encode(name, mf, mu);
 			} else
-				now[j] = strdup(p->all[j]);
-			if (now[j] == NULL) {
-				strv_free(now);
-				goto nomem;
-			}
+				now[j] = strdup(all[j]);
+			if (now[j] == NULL)
+				break;
 		}
-		if (p->uid != NULL &&
-		    (chg_put(&before, CHG_ACCOUNT, 1, p->uid, p->all, p->nall) != 0 ||
-		    chg_put(&after, CHG_ACCOUNT, 1, p->uid, now, p->nall) != 0)) {
-			strv_free(now);
-			goto nomem;
-		}
+		bad = all == NULL || now == NULL || j < nall ||
+		    chg_put(&before, CHG_ACCOUNT, 1, p->uid, all, nall) != 0 ||
+		    chg_put(&after, CHG_ACCOUNT, 1, p->uid, now, nall) != 0;
+		free(all);
 		strv_free(now);
+		if (bad)
+			goto nomem;
 		sum->accounts_changed++;
 	}
-	rc = dry_run ? 0 : chg_run(ld, c, rq, &before, &after, NULL, &res, e);
+	rc = dry_run ? 0 : chg_run(ld, c, rq, &before, &after, &v.d, &res, e);
 	if (rc == 0 && !dry_run)
 		snprintf(sum->import_id, sizeof(sum->import_id), "%s", res.id);
 	goto done;
