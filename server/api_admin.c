@@ -821,7 +821,7 @@ api_imports(struct req *r)
 
 	memset(&e, 0, sizeof(e));
 	if (ldapc_open_write(r->cfg, http_who(r), http_password(r), &ld, &e) != 0 ||
-	    chg_records(ld, r->cfg, &recs, &n, &e) != 0) {
+	    chgrec_list(ld, r->cfg, &recs, &n, &e) != 0) {
 		ldapc_close(ld);
 		json_decref(arr);
 		return http_err(r, &e, "internal");

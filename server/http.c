@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "auth.h"
-#include "change.h"
+#include "chgwrite.h"
 #include "conns.h"
 #include "http.h"
 #include "log.h"
@@ -920,7 +920,7 @@ http_stop(void)
 		close(fd);
 	/* running admin writes stop before their next write and answer 503
 	 * "run it again"; their answers go out before the daemon stops */
-	chg_stop();
+	chgw_stop();
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += cfg->shutdown_grace_s;
 	pthread_mutex_lock(&jobs_lock);
