@@ -8,20 +8,12 @@
 #include <ldap.h>
 
 #include "hex.h"
+#include "cfgread.h"
 #include "config.h"
 #include "path.h"
 #include "ydoc.h"
 
 #define DEFAULT_MAX_BODY	(1024 * 1024)
-
-struct ctx {
-	yaml_document_t *doc;
-	struct cfg *c;
-	struct err *e;
-	/* the first of the repository's development secrets met, and where */
-	int dev_line;
-	const char *dev_what;
-};
 
 /*
  * The secrets this repository publishes (config/dev.yaml, the README):
@@ -38,7 +30,7 @@ static const char dev_token_key[] = "dev-ui-2f9c71e04ab85d63c1e7f0a94b2d8e56";
 static const char dev_bind_password[] = "privd-dev-secret";
 
 static void
-dev_secret(struct ctx *x, const yaml_node_t *v, const char *what)
+dev_secret(struct cfgr *x, const yaml_node_t *v, const char *what)
 {
 	if (x->dev_what == NULL) {
 		x->dev_what = what;
@@ -104,116 +96,9 @@ cfg_priv_find(const struct cfg *c, const char *name)
 }
 
 static int
-bad(struct ctx *x, const yaml_node_t *n, const char *key, const char *fmt,
-    const char *arg)
+parse_listen(struct cfgr *x, const yaml_node_t *v)
 {
-	char msg[ERR_MSG_MAX];
-
-	snprintf(msg, sizeof(msg), fmt, arg);
-	return err_set(x->e, ERR_INVALID, n ? ydoc_line(n) : 0, key, "%s", msg);
-}
-
-static const char *
-want_str(struct ctx *x, const yaml_node_t *v, const char *key)
-{
-	const char *s = ydoc_str(v);
-
-	if (s == NULL || ydoc_is_null(v)) {
-		bad(x, v, key, "%s: expected a string", key);
-		return NULL;
-	}
-	return s;
-}
-
-static int
-dup_str(struct ctx *x, const yaml_node_t *v, const char *key, char **out)
-{
-	const char *s = want_str(x, v, key);
-
-	if (s == NULL)
-		return -1;
-	free(*out);
-	if ((*out = strdup(s)) == NULL)
-		return err_set(x->e, ERR_INTERNAL, 0, NULL, "out of memory");
-	return 0;
-}
-
-static int
-want_int(struct ctx *x, const yaml_node_t *v, const char *key, long lo,
-    long hi, long *out)
-{
-	const char *s = ydoc_str(v);
-	char *end;
-	long n;
-
-	if (s == NULL || v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-		return bad(x, v, key, "%s: expected a whole number", key);
-	errno = 0;
-	n = strtol(s, &end, 10);
-	if (errno != 0 || end == s || *end != '\0')
-		return bad(x, v, key, "%s: expected a whole number", key);
-	if (n < lo || n > hi) {
-		char msg[160];
-
-		snprintf(msg, sizeof(msg), "%%s: %ld is out of range %ld..%ld", n, lo, hi);
-		return bad(x, v, key, msg, key);
-	}
-	*out = n;
-	return 0;
-}
-
-static int
-want_bool(struct ctx *x, const yaml_node_t *v, const char *key, int *out)
-{
-	const char *s = ydoc_str(v);
-
-	if (s != NULL && v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
-		if (strcmp(s, "true") == 0 || strcmp(s, "yes") == 0) {
-			*out = 1;
-			return 0;
-		}
-		if (strcmp(s, "false") == 0 || strcmp(s, "no") == 0) {
-			*out = 0;
-			return 0;
-		}
-	}
-	return bad(x, v, key, "%s: expected true or false", key);
-}
-
-static int
-want_dn(struct ctx *x, const yaml_node_t *v, const char *key, char **out)
-{
-	LDAPDN dn = NULL;
-
-	if (dup_str(x, v, key, out) != 0)
-		return -1;
-	if (ldap_str2dn(*out, &dn, LDAP_DN_FORMAT_LDAPV3) != LDAP_SUCCESS)
-		return bad(x, v, key, "%s: not a valid DN", key);
-	ldap_dnfree(dn);
-	return 0;
-}
-
-static int
-want_map(struct ctx *x, const yaml_node_t *v, const char *key)
-{
-	if (!ydoc_is_map(v))
-		return bad(x, v, key, "%s: expected a mapping", key);
-	return ydoc_check_map(x->doc, v, key, x->e);
-}
-
-static int
-unknown(struct ctx *x, const yaml_node_t *k, const char *section)
-{
-	char msg[300];
-
-	snprintf(msg, sizeof(msg), "unknown key '%.100s' in %s", ydoc_str(k), section);
-	return bad(x, k, ydoc_str(k), "%s", msg);
-}
-
-static int
-parse_listen(struct ctx *x, const yaml_node_t *v)
-{
-	const char *s = want_str(x, v, "http.listen");
+	const char *s = cfgr_str(x, v, "http.listen");
 	const char *colon;
 	char *end;
 	long port;
@@ -223,10 +108,10 @@ parse_listen(struct ctx *x, const yaml_node_t *v)
 		return -1;
 	colon = strrchr(s, ':');
 	if (colon == NULL || colon == s)
-		return bad(x, v, "http.listen", "%s: expected HOST:PORT", "http.listen");
+		return cfgr_bad(x, v, "http.listen", "%s: expected HOST:PORT", "http.listen");
 	port = strtol(colon + 1, &end, 10);
 	if (*end != '\0' || port < 1 || port > 65535)
-		return bad(x, v, "http.listen", "%s: bad port", "http.listen");
+		return cfgr_bad(x, v, "http.listen", "%s: bad port", "http.listen");
 	hlen = colon - s;
 	if (s[0] == '[' && hlen >= 2 && s[hlen - 1] == ']') {
 		s++;
@@ -238,85 +123,34 @@ parse_listen(struct ctx *x, const yaml_node_t *v)
 	return x->c->listen_host ? 0 : err_set(x->e, ERR_INTERNAL, 0, NULL, "out of memory");
 }
 
-/* A path to a readable file. */
 static int
-want_file(struct ctx *x, const yaml_node_t *v, const char *what, char **out)
+parse_http(struct cfgr *x, const yaml_node_t *m)
 {
-	FILE *f;
-
-	if (dup_str(x, v, what, out) != 0)
-		return -1;
-	if ((f = fopen(*out, "r")) == NULL) {
-		char msg[400];
-
-		snprintf(msg, sizeof(msg), "%s: cannot read '%.200s': %s", what, *out, strerror(errno));
-		return bad(x, v, what, "%s", msg);
-	}
-	fclose(f);
-	return 0;
-}
-
-static int
-parse_http(struct ctx *x, const yaml_node_t *m)
-{
-	long n;
-
-	if (want_map(x, m, "http") != 0)
+	if (cfgr_map(x, m, "http") != 0)
 		return -1;
 	YDOC_PAIRS(m, p) {
 		yaml_node_t *k = ydoc_get(x->doc, p->key), *v = ydoc_get(x->doc, p->value);
 		const char *ks = ydoc_str(k);
+		int rc;
 
+		if ((rc = cfgr_scalar(x, "http", k, v)) != 0) {
+			if (rc < 0)
+				return -1;
+			continue;
+		}
 		if (strcmp(ks, "listen") == 0) {
 			if (parse_listen(x, v) != 0)
 				return -1;
-		} else if (strcmp(ks, "threads") == 0) {
-			if (want_int(x, v, "http.threads", 1, 64, &n) != 0)
-				return -1;
-			x->c->threads = (int)n;
-		} else if (strcmp(ks, "max_body") == 0) {
-			if (want_int(x, v, "http.max_body", 1024, 64L << 20, &n) != 0)
-				return -1;
-			x->c->max_body = (size_t)n;
-		} else if (strcmp(ks, "connection_timeout") == 0) {
-			if (want_int(x, v, "http.connection_timeout", 1, 3600, &n) != 0)
-				return -1;
-			x->c->conn_timeout_s = (int)n;
-		} else if (strcmp(ks, "connection_limit") == 0) {
-			if (want_int(x, v, "http.connection_limit", 1, 100000, &n) != 0)
-				return -1;
-			x->c->conn_limit = (int)n;
-		} else if (strcmp(ks, "connections_per_address") == 0) {
-			if (want_int(x, v, "http.connections_per_address", 1, 100000, &n) != 0)
-				return -1;
-			x->c->conns_per_addr = (int)n;
-		} else if (strcmp(ks, "request_timeout") == 0) {
-			if (want_int(x, v, "http.request_timeout", 1, 3600, &n) != 0)
-				return -1;
-			x->c->request_timeout_s = (int)n;
-		} else if (strcmp(ks, "shutdown_grace") == 0) {
-			if (want_int(x, v, "http.shutdown_grace", 1, 600, &n) != 0)
-				return -1;
-			x->c->shutdown_grace_s = (int)n;
-		} else if (strcmp(ks, "metrics_public") == 0) {
-			if (want_bool(x, v, "http.metrics_public", &x->c->metrics_public) != 0)
-				return -1;
-		} else if (strcmp(ks, "tls_cert") == 0) {
-			if (want_file(x, v, "http.tls_cert", &x->c->tls_cert) != 0)
-				return -1;
-		} else if (strcmp(ks, "tls_key") == 0) {
-			if (want_file(x, v, "http.tls_key", &x->c->tls_key) != 0)
-				return -1;
 		} else
-			return unknown(x, k, "http");
+			return cfgr_unknown(x, k, "http");
 	}
 	if ((x->c->tls_cert == NULL) != (x->c->tls_key == NULL))
-		return bad(x, m, "http.tls_cert", "%s: give both tls_cert and tls_key, or neither", "http");
+		return cfgr_bad(x, m, "http.tls_cert", "%s: give both tls_cert and tls_key, or neither", "http");
 	return 0;
 }
 
 static int
-read_secret_file(struct ctx *x, const yaml_node_t *v, const char *what, const char *path,
+read_secret_file(struct cfgr *x, const yaml_node_t *v, const char *what, const char *path,
     char **out)
 {
 	char buf[1024];
@@ -328,7 +162,7 @@ read_secret_file(struct ctx *x, const yaml_node_t *v, const char *what, const ch
 
 		snprintf(msg, sizeof(msg), "%s: cannot read '%.300s': %s", what, path,
 		    strerror(errno));
-		return bad(x, v, what, "%s", msg);
+		return cfgr_bad(x, v, what, "%s", msg);
 	}
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
@@ -355,16 +189,16 @@ is_ldap_url(const char *u)
  * account go to its home provider among them (ldpool.h).
  */
 static int
-parse_write_uris(struct ctx *x, yaml_node_t *v)
+parse_write_uris(struct cfgr *x, yaml_node_t *v)
 {
 	size_t len = 0, n = 0;
 	char *all;
 
 	if (!ydoc_is_seq(v)) {
-		if (dup_str(x, v, "ldap.write_uri", &x->c->write_uri) != 0)
+		if (cfgr_dup(x, v, "ldap.write_uri", &x->c->write_uri) != 0)
 			return -1;
 		if (!is_ldap_url(x->c->write_uri))
-			return bad(x, v, "ldap.write_uri", "%s: not an ldap://, ldaps:// or ldapi:// URI",
+			return cfgr_bad(x, v, "ldap.write_uri", "%s: not an ldap://, ldaps:// or ldapi:// URI",
 			    "ldap.write_uri");
 		return 0;
 	}
@@ -373,13 +207,13 @@ parse_write_uris(struct ctx *x, yaml_node_t *v)
 		const char *us = ydoc_str(u);
 
 		if (us == NULL || !is_ldap_url(us) || strpbrk(us, " ,") != NULL)
-			return bad(x, u, "ldap.write_uri", "%s: each provider must be one ldap://, "
+			return cfgr_bad(x, u, "ldap.write_uri", "%s: each provider must be one ldap://, "
 			    "ldaps:// or ldapi:// URI", "ldap.write_uri");
 		len += strlen(us) + 1;
 		n++;
 	}
 	if (n == 0 || n > CFG_PROVIDERS_MAX)
-		return bad(x, v, "ldap.write_uri", "%s: give 1 to 8 providers", "ldap.write_uri");
+		return cfgr_bad(x, v, "ldap.write_uri", "%s: give 1 to 8 providers", "ldap.write_uri");
 	if ((all = calloc(1, len)) == NULL)
 		return err_set(x->e, ERR_INTERNAL, 0, NULL, "out of memory");
 	YDOC_ITEMS(v, it) {
@@ -393,217 +227,133 @@ parse_write_uris(struct ctx *x, yaml_node_t *v)
 }
 
 static int
-parse_ldap(struct ctx *x, const yaml_node_t *m)
+parse_ldap(struct cfgr *x, const yaml_node_t *m)
 {
 	int have_pw = 0;
-	long n;
 
-	if (want_map(x, m, "ldap") != 0)
+	if (cfgr_map(x, m, "ldap") != 0)
 		return -1;
 	YDOC_PAIRS(m, p) {
 		yaml_node_t *k = ydoc_get(x->doc, p->key), *v = ydoc_get(x->doc, p->value);
 		const char *ks = ydoc_str(k);
+		int rc;
 
+		if ((rc = cfgr_scalar(x, "ldap", k, v)) != 0) {
+			if (rc < 0)
+				return -1;
+			continue;
+		}
 		if (strcmp(ks, "uri") == 0) {
-			if (dup_str(x, v, "ldap.uri", &x->c->ldap_uri) != 0)
+			if (cfgr_dup(x, v, "ldap.uri", &x->c->ldap_uri) != 0)
 				return -1;
 			if (ldap_is_ldap_url(x->c->ldap_uri) == 0 &&
 			    ldap_is_ldaps_url(x->c->ldap_uri) == 0 &&
 			    ldap_is_ldapi_url(x->c->ldap_uri) == 0)
-				return bad(x, v, "ldap.uri", "%s: not an ldap://, ldaps:// or ldapi:// URI", "ldap.uri");
+				return cfgr_bad(x, v, "ldap.uri", "%s: not an ldap://, ldaps:// or ldapi:// URI", "ldap.uri");
 		} else if (strcmp(ks, "write_uri") == 0) {
 			if (parse_write_uris(x, v) != 0)
 				return -1;
-		} else if (strcmp(ks, "bind_dn") == 0) {
-			if (want_dn(x, v, "ldap.bind_dn", &x->c->bind_dn) != 0)
-				return -1;
 		} else if (strcmp(ks, "bind_password") == 0) {
 			if (have_pw++)
-				return bad(x, k, "ldap.bind_password", "%s: give bind_password or bind_password_file, not both", "ldap");
-			if (dup_str(x, v, "ldap.bind_password", &x->c->bind_password) != 0)
+				return cfgr_bad(x, k, "ldap.bind_password", "%s: give bind_password or bind_password_file, not both", "ldap");
+			if (cfgr_dup(x, v, "ldap.bind_password", &x->c->bind_password) != 0)
 				return -1;
 			if (strcmp(x->c->bind_password, dev_bind_password) == 0)
 				dev_secret(x, v, "ldap.bind_password");
 		} else if (strcmp(ks, "bind_password_file") == 0) {
-			const char *path = want_str(x, v, "ldap.bind_password_file");
+			const char *path = cfgr_str(x, v, "ldap.bind_password_file");
 
 			if (have_pw++)
-				return bad(x, k, "ldap.bind_password_file", "%s: give bind_password or bind_password_file, not both", "ldap");
+				return cfgr_bad(x, k, "ldap.bind_password_file", "%s: give bind_password or bind_password_file, not both", "ldap");
 			if (path == NULL || read_secret_file(x, v, "ldap.bind_password_file", path,
 			    &x->c->bind_password) != 0)
 				return -1;
-		} else if (strcmp(ks, "base") == 0) {
-			if (want_dn(x, v, "ldap.base", &x->c->base_dn) != 0)
-				return -1;
-		} else if (strcmp(ks, "people") == 0) {
-			if (want_dn(x, v, "ldap.people", &x->c->people_dn) != 0)
-				return -1;
 		} else if (strcmp(ks, "uid_attribute") == 0) {
-			if (dup_str(x, v, "ldap.uid_attribute", &x->c->uid_attr) != 0)
+			if (cfgr_dup(x, v, "ldap.uid_attribute", &x->c->uid_attr) != 0)
 				return -1;
 			for (const char *s = x->c->uid_attr; *s; s++)
 				if (!isalnum((unsigned char)*s) && *s != '-')
-					return bad(x, v, "ldap.uid_attribute", "%s: not an attribute name", "ldap.uid_attribute");
-		} else if (strcmp(ks, "create_people") == 0) {
-			if (want_bool(x, v, "ldap.create_people", &x->c->create_people) != 0)
-				return -1;
-		} else if (strcmp(ks, "away_allowance") == 0) {
-			if (want_int(x, v, "ldap.away_allowance", 0, 1000000000L, &n) != 0)
-				return -1;
-			x->c->away_allowance = n;
-		} else if (strcmp(ks, "timeout") == 0) {
-			if (want_int(x, v, "ldap.timeout", 1, 300, &n) != 0)
-				return -1;
-			x->c->ldap_timeout_s = (int)n;
-		} else if (strcmp(ks, "starttls") == 0) {
-			if (want_bool(x, v, "ldap.starttls", &x->c->ldap_starttls) != 0)
-				return -1;
-		} else if (strcmp(ks, "ca_file") == 0) {
-			if (want_file(x, v, "ldap.ca_file", &x->c->ldap_ca_file) != 0)
-				return -1;
-		} else if (strcmp(ks, "tls_verify") == 0) {
-			if (want_bool(x, v, "ldap.tls_verify", &x->c->ldap_tls_verify) != 0)
-				return -1;
-		} else if (strcmp(ks, "startup_timeout") == 0) {
-			if (want_int(x, v, "ldap.startup_timeout", 0, 86400, &n) != 0)
-				return -1;
-			x->c->startup_timeout_s = (int)n;
-		} else if (strcmp(ks, "bulk_timeout") == 0) {
-			if (want_int(x, v, "ldap.bulk_timeout", 1, 3600, &n) != 0)
-				return -1;
-			x->c->ldap_bulk_timeout_s = (int)n;
-		} else if (strcmp(ks, "reconnect_max_ms") == 0) {
-			if (want_int(x, v, "ldap.reconnect_max_ms", 10, 3600000, &n) != 0)
-				return -1;
-			x->c->reconnect_max_ms = (int)n;
+					return cfgr_bad(x, v, "ldap.uid_attribute", "%s: not an attribute name", "ldap.uid_attribute");
 		} else
-			return unknown(x, k, "ldap");
+			return cfgr_unknown(x, k, "ldap");
 	}
 	if (x->c->ldap_uri == NULL)
-		return bad(x, m, "ldap.uri", "%s: missing (required)", "ldap.uri");
+		return cfgr_bad(x, m, "ldap.uri", "%s: missing (required)", "ldap.uri");
 	if (x->c->base_dn == NULL)
-		return bad(x, m, "ldap.base", "%s: missing (required)", "ldap.base");
+		return cfgr_bad(x, m, "ldap.base", "%s: missing (required)", "ldap.base");
 	if (x->c->people_dn == NULL)
-		return bad(x, m, "ldap.people", "%s: missing (required)", "ldap.people");
+		return cfgr_bad(x, m, "ldap.people", "%s: missing (required)", "ldap.people");
 	if (x->c->bind_dn != NULL && x->c->bind_password == NULL)
-		return bad(x, m, "ldap.bind_password", "%s: bind_dn needs bind_password or bind_password_file", "ldap");
+		return cfgr_bad(x, m, "ldap.bind_password", "%s: bind_dn needs bind_password or bind_password_file", "ldap");
 	return 0;
 }
 
 static int
-parse_model(struct ctx *x, const yaml_node_t *m)
+parse_model(struct cfgr *x, const yaml_node_t *m)
 {
 	char reason[PATH_MAX_LEN + 1], org[PATH_MAX_LEN + 1];
 
-	if (want_map(x, m, "model") != 0)
+	if (cfgr_map(x, m, "model") != 0)
 		return -1;
 	YDOC_PAIRS(m, p) {
 		yaml_node_t *k = ydoc_get(x->doc, p->key), *v = ydoc_get(x->doc, p->value);
+		int rc;
 
-		if (strcmp(ydoc_str(k), "reasons_leaf_only") == 0) {
-			if (want_bool(x, v, "model.reasons_leaf_only", &x->c->reason_leaf_only) != 0)
+		if ((rc = cfgr_scalar(x, "model", k, v)) != 0) {
+			if (rc < 0)
 				return -1;
-		} else if (strcmp(ydoc_str(k), "default_cell") == 0) {
+			continue;
+		}
+		if (strcmp(ydoc_str(k), "default_cell") == 0) {
 			struct err ce;
 
-			if (dup_str(x, v, "model.default_cell", &x->c->default_cell) != 0)
+			if (cfgr_dup(x, v, "model.default_cell", &x->c->default_cell) != 0)
 				return -1;
 			if (cell_split(x->c->default_cell, reason, org, &ce) != 0)
-				return bad(x, v, "model.default_cell", "model.default_cell: %.200s", ce.msg);
+				return cfgr_bad(x, v, "model.default_cell", "model.default_cell: %.200s", ce.msg);
 		} else
-			return unknown(x, k, "model");
+			return cfgr_unknown(x, k, "model");
 	}
 	return 0;
 }
 
-static const char *titles_names[] = { "keep", "hash", "drop" };
-static int pick(struct ctx *x, const yaml_node_t *v, const char *key, const char **names,
-    int n, int *out);
-
-/* ledger: {titles, self_read, retention}: what the ledgers keep, who reads them. */
+/* A section of scalar settings only (ledger, imports, sessions): the table's. */
 static int
-parse_ledger(struct ctx *x, const yaml_node_t *m)
+parse_table(struct cfgr *x, const yaml_node_t *m, const char *section)
 {
-	long n;
-
-	if (want_map(x, m, "ledger") != 0)
+	if (cfgr_map(x, m, section) != 0)
 		return -1;
 	YDOC_PAIRS(m, p) {
 		yaml_node_t *k = ydoc_get(x->doc, p->key), *v = ydoc_get(x->doc, p->value);
-		const char *ks = ydoc_str(k);
+		int rc = cfgr_scalar(x, section, k, v);
 
-		if (strcmp(ks, "titles") == 0) {
-			if (pick(x, v, "ledger.titles", titles_names, 3, &x->c->ledger_titles) != 0)
-				return -1;
-		} else if (strcmp(ks, "self_read") == 0) {
-			if (want_bool(x, v, "ledger.self_read", &x->c->ledger_self_read) != 0)
-				return -1;
-		} else if (strcmp(ks, "retention") == 0) {
-			if (want_int(x, v, "ledger.retention", 0, 1000, &n) != 0)
-				return -1;
-			x->c->ledger_retention = (int)n;
-		} else
-			return unknown(x, k, "ledger");
-	}
-	return 0;
-}
-
-static int
-parse_imports(struct ctx *x, const yaml_node_t *m)
-{
-	long n;
-
-	if (want_map(x, m, "imports") != 0)
-		return -1;
-	YDOC_PAIRS(m, p) {
-		yaml_node_t *k = ydoc_get(x->doc, p->key), *v = ydoc_get(x->doc, p->value);
-
-		if (strcmp(ydoc_str(k), "stale_after") == 0) {
-			if (want_int(x, v, "imports.stale_after", 1, 30 * 86400, &n) != 0)
-				return -1;
-			x->c->import_stale_after_s = (int)n;
-		} else
-			return unknown(x, k, "imports");
-	}
-	return 0;
-}
-
-static int
-parse_sessions(struct ctx *x, const yaml_node_t *m)
-{
-	long n;
-
-	if (want_map(x, m, "sessions") != 0)
-		return -1;
-	YDOC_PAIRS(m, p) {
-		yaml_node_t *k = ydoc_get(x->doc, p->key), *v = ydoc_get(x->doc, p->value);
-
-		if (strcmp(ydoc_str(k), "ttl") == 0) {
-			if (want_int(x, v, "sessions.ttl", 60, 7 * 86400, &n) != 0)
-				return -1;
-			x->c->session_ttl_s = (int)n;
-		} else
-			return unknown(x, k, "sessions");
+		if (rc <= 0)
+			return rc < 0 ? -1 : cfgr_unknown(x, k, section);
 	}
 	return 0;
 }
 
 /* ui: {dir, token_key, token_ttl, admins}: the web page at /ui/. */
 static int
-parse_ui(struct ctx *x, const yaml_node_t *m)
+parse_ui(struct cfgr *x, const yaml_node_t *m)
 {
 	struct cfg *c = x->c;
 	const char *slash;
-	long n;
 
-	if (want_map(x, m, "ui") != 0)
+	if (cfgr_map(x, m, "ui") != 0)
 		return -1;
 	YDOC_PAIRS(m, p) {
 		yaml_node_t *k = ydoc_get(x->doc, p->key), *v = ydoc_get(x->doc, p->value);
 		const char *ks = ydoc_str(k);
+		int rc;
 
+		if ((rc = cfgr_scalar(x, "ui", k, v)) != 0) {
+			if (rc < 0)
+				return -1;
+			continue;
+		}
 		if (strcmp(ks, "dir") == 0) {
-			const char *d = want_str(x, v, "ui.dir");
+			const char *d = cfgr_str(x, v, "ui.dir");
 
 			if (d == NULL)
 				return -1;
@@ -621,34 +371,30 @@ parse_ui(struct ctx *x, const yaml_node_t *m)
 			const char *path;
 
 			if (c->ui_token_key != NULL)
-				return bad(x, k, what, "%s: give token_key or token_key_file, not both",
+				return cfgr_bad(x, k, what, "%s: give token_key or token_key_file, not both",
 				    "ui");
-			if (ks[9] == '\0' && dup_str(x, v, what, &c->ui_token_key) != 0)
+			if (ks[9] == '\0' && cfgr_dup(x, v, what, &c->ui_token_key) != 0)
 				return -1;
-			if (ks[9] != '\0' && ((path = want_str(x, v, what)) == NULL ||
+			if (ks[9] != '\0' && ((path = cfgr_str(x, v, what)) == NULL ||
 			    read_secret_file(x, v, what, path, &c->ui_token_key) != 0))
 				return -1;
 			if (strlen(c->ui_token_key) < 32)
-				return bad(x, v, what, "%s: use at least 32 random characters "
+				return cfgr_bad(x, v, what, "%s: use at least 32 random characters "
 				    "(openssl rand -hex 32)", what);
 			if (strcmp(c->ui_token_key, dev_token_key) == 0)
 				dev_secret(x, v, what);
-		} else if (strcmp(ks, "token_ttl") == 0) {
-			if (want_int(x, v, "ui.token_ttl", 60, 86400, &n) != 0)
-				return -1;
-			c->ui_token_ttl_s = (int)n;
 		} else if (strcmp(ks, "admins") == 0) {
 			if (!ydoc_is_seq(v))
-				return bad(x, v, "ui.admins", "%s: expected a list of uids", "ui.admins");
+				return cfgr_bad(x, v, "ui.admins", "%s: expected a list of uids", "ui.admins");
 			YDOC_ITEMS(v, it) {
 				yaml_node_t *u = ydoc_get(x->doc, *it);
-				const char *s = want_str(x, u, "ui.admins");
+				const char *s = cfgr_str(x, u, "ui.admins");
 				char **na;
 
 				if (s == NULL)
 					return -1;
 				if (uid_check(s, NULL) != 0)
-					return bad(x, u, "ui.admins", "ui.admins: '%s' is not a uid", s);
+					return cfgr_bad(x, u, "ui.admins", "ui.admins: '%s' is not a uid", s);
 				if ((na = realloc(c->ui_admins, (c->nui_admins + 1) * sizeof(*na))) == NULL)
 					return err_set(x->e, ERR_INTERNAL, 0, NULL, "out of memory");
 				c->ui_admins = na;
@@ -657,34 +403,15 @@ parse_ui(struct ctx *x, const yaml_node_t *m)
 				c->nui_admins++;
 			}
 		} else
-			return unknown(x, k, "ui");
+			return cfgr_unknown(x, k, "ui");
 	}
 	if (c->ui_dir == NULL || c->ui_token_key == NULL)
-		return bad(x, m, "ui", "%s: needs dir and token_key (or token_key_file)", "ui");
+		return cfgr_bad(x, m, "ui", "%s: needs dir and token_key (or token_key_file)", "ui");
 	return 0;
 }
 
 static int
-pick(struct ctx *x, const yaml_node_t *v, const char *key, const char **names,
-    int n, int *out)
-{
-	const char *s = want_str(x, v, key);
-	char msg[200];
-	int i;
-
-	if (s == NULL)
-		return -1;
-	for (i = 0; i < n; i++)
-		if (strcmp(s, names[i]) == 0) {
-			*out = i;
-			return 0;
-		}
-	snprintf(msg, sizeof(msg), "%%s: unknown value '%.40s'", s);
-	return bad(x, v, key, msg, key);
-}
-
-static int
-parse_priv(struct ctx *x, const yaml_node_t *k, const yaml_node_t *m,
+parse_priv(struct cfgr *x, const yaml_node_t *k, const yaml_node_t *m,
     struct cfg_priv *pv)
 {
 	const char *name = ydoc_str(k);
@@ -692,29 +419,29 @@ parse_priv(struct ctx *x, const yaml_node_t *k, const yaml_node_t *m,
 	const yaml_node_t *where = m;
 
 	if (!cfg_name_ok(name, PRIV_NAME_MAX))
-		return bad(x, k, name, "privilege name '%.64s': use letters, digits and . _ - :", name);
+		return cfgr_bad(x, k, name, "privilege name '%.64s': use letters, digits and . _ - :", name);
 	if ((pv->name = strdup(name)) == NULL)
 		return err_set(x->e, ERR_INTERNAL, 0, NULL, "out of memory");
-	if (want_map(x, m, name) != 0)
+	if (cfgr_map(x, m, name) != 0)
 		return -1;
 	YDOC_PAIRS(m, p) {
 		yaml_node_t *pk = ydoc_get(x->doc, p->key), *v = ydoc_get(x->doc, p->value);
 		const char *ks = ydoc_str(pk);
 
 		if (strcmp(ks, "type") == 0) {
-			if (pick(x, v, "type", type_names, 4, &t) != 0)
+			if (cfgr_pick(x, v, "type", type_names, 4, &t) != 0)
 				return -1;
 			pv->type = (enum priv_type)t;
 			have_type = 1;
 		} else if (strcmp(ks, "combine") == 0) {
-			if (pick(x, v, "combine", combine_names, 3, &t) != 0)
+			if (cfgr_pick(x, v, "combine", combine_names, 3, &t) != 0)
 				return -1;
 			pv->combine = (enum priv_combine)t;
 			have_combine = 1;
 			where = pk;
 		} else if (strcmp(ks, "period") == 0) {
 			/* "none" is internal, not a choice */
-			if (pick(x, v, "period", period_names + 1, 5, &t) != 0)
+			if (cfgr_pick(x, v, "period", period_names + 1, 5, &t) != 0)
 				return -1;
 			pv->period = (enum period_kind)(t + 1);
 			have_period = 1;
@@ -723,28 +450,28 @@ parse_priv(struct ctx *x, const yaml_node_t *k, const yaml_node_t *m,
 			char sect[120];
 
 			snprintf(sect, sizeof(sect), "privilege %s", name);
-			return unknown(x, pk, sect);
+			return cfgr_unknown(x, pk, sect);
 		}
 	}
 	if (!have_type)
-		return bad(x, m, name, "privilege %s: missing type (flag, set, number or quota)", name);
+		return cfgr_bad(x, m, name, "privilege %s: missing type (flag, set, number or quota)", name);
 	if (have_combine && (pv->type == PRIV_FLAG || pv->type == PRIV_SET))
-		return bad(x, where, name, "privilege %s: combine is only for number and quota", name);
+		return cfgr_bad(x, where, name, "privilege %s: combine is only for number and quota", name);
 	if (pv->type == PRIV_QUOTA && !have_period)
-		return bad(x, m, name, "privilege %s: a quota needs a period (term, week, month, year, never)", name);
+		return cfgr_bad(x, m, name, "privilege %s: a quota needs a period (term, week, month, year, never)", name);
 	if (pv->type != PRIV_QUOTA && have_period)
-		return bad(x, where, name, "privilege %s: period is only for quotas", name);
+		return cfgr_bad(x, where, name, "privilege %s: period is only for quotas", name);
 	if (!have_period)
 		pv->period = PERIOD_NONE;
 	return 0;
 }
 
 static int
-parse_privs(struct ctx *x, const yaml_node_t *m)
+parse_privs(struct cfgr *x, const yaml_node_t *m)
 {
 	size_t n;
 
-	if (want_map(x, m, "privileges") != 0)
+	if (cfgr_map(x, m, "privileges") != 0)
 		return -1;
 	n = m->data.mapping.pairs.top - m->data.mapping.pairs.start;
 	x->c->privs = calloc(n ? n : 1, sizeof(*x->c->privs));
@@ -760,7 +487,7 @@ parse_privs(struct ctx *x, const yaml_node_t *m)
 }
 
 static int
-want_date(struct ctx *x, const yaml_node_t *v, const char *key, long *out)
+want_date(struct cfgr *x, const yaml_node_t *v, const char *key, long *out)
 {
 	const char *s = ydoc_str(v);
 	int y, mo, d, n = 0;
@@ -769,20 +496,20 @@ want_date(struct ctx *x, const yaml_node_t *v, const char *key, long *out)
 	if (s == NULL || sscanf(s, "%4d-%2d-%2d%n", &y, &mo, &d, &n) != 3 ||
 	    s[n] != '\0' || strlen(s) != 10 || mo < 1 || mo > 12 || d < 1 ||
 	    d > mdays[mo - 1] || y < 1970 || y > 9999)
-		return bad(x, v, key, "%s: expected a date YYYY-MM-DD", key);
+		return cfgr_bad(x, v, key, "%s: expected a date YYYY-MM-DD", key);
 	if (mo == 2 && d == 29 && !((y % 4 == 0 && y % 100 != 0) || y % 400 == 0))
-		return bad(x, v, key, "%s: not a leap year", key);
+		return cfgr_bad(x, v, key, "%s: not a leap year", key);
 	*out = cfg_days_from_civil(y, mo, d);
 	return 0;
 }
 
 static int
-parse_terms(struct ctx *x, const yaml_node_t *s)
+parse_terms(struct cfgr *x, const yaml_node_t *s)
 {
 	size_t n, i;
 
 	if (!ydoc_is_seq(s))
-		return bad(x, s, "terms", "%s: expected a list of {name, start, end}", "terms");
+		return cfgr_bad(x, s, "terms", "%s: expected a list of {name, start, end}", "terms");
 	n = s->data.sequence.items.top - s->data.sequence.items.start;
 	x->c->terms = calloc(n ? n : 1, sizeof(*x->c->terms));
 	if (x->c->terms == NULL)
@@ -792,17 +519,17 @@ parse_terms(struct ctx *x, const yaml_node_t *s)
 		struct cfg_term *t = &x->c->terms[x->c->nterms++];
 		int have_start = 0, have_end = 0;
 
-		if (want_map(x, m, "terms[]") != 0)
+		if (cfgr_map(x, m, "terms[]") != 0)
 			return -1;
 		YDOC_PAIRS(m, p) {
 			yaml_node_t *k = ydoc_get(x->doc, p->key), *v = ydoc_get(x->doc, p->value);
 			const char *ks = ydoc_str(k);
 
 			if (strcmp(ks, "name") == 0) {
-				if (dup_str(x, v, "terms.name", &t->name) != 0)
+				if (cfgr_dup(x, v, "terms.name", &t->name) != 0)
 					return -1;
 				if (!cfg_name_ok(t->name, 32) || strchr(t->name, '@'))
-					return bad(x, v, "terms.name", "%s: use letters, digits and . _ -", "terms.name");
+					return cfgr_bad(x, v, "terms.name", "%s: use letters, digits and . _ -", "terms.name");
 			} else if (strcmp(ks, "start") == 0) {
 				if (want_date(x, v, "terms.start", &t->start) != 0)
 					return -1;
@@ -812,19 +539,19 @@ parse_terms(struct ctx *x, const yaml_node_t *s)
 					return -1;
 				have_end = 1;
 			} else
-				return unknown(x, k, "terms");
+				return cfgr_unknown(x, k, "terms");
 		}
 		if (t->name == NULL || !have_start || !have_end)
-			return bad(x, m, "terms", "%s: each term needs name, start and end", "terms");
+			return cfgr_bad(x, m, "terms", "%s: each term needs name, start and end", "terms");
 		if (t->end < t->start)
-			return bad(x, m, t->name, "term %s ends before it starts", t->name);
+			return cfgr_bad(x, m, t->name, "term %s ends before it starts", t->name);
 		for (i = 0; i + 1 < x->c->nterms; i++) {
 			const struct cfg_term *o = &x->c->terms[i];
 
 			if (strcmp(o->name, t->name) == 0)
-				return bad(x, m, t->name, "term %s is given twice", t->name);
+				return cfgr_bad(x, m, t->name, "term %s is given twice", t->name);
 			if (t->start <= o->end && o->start <= t->end)
-				return bad(x, m, t->name, "term %s overlaps another term", t->name);
+				return cfgr_bad(x, m, t->name, "term %s overlaps another term", t->name);
 		}
 	}
 	return 0;
@@ -843,65 +570,65 @@ hexval(int c)
 }
 
 static int
-parse_key(struct ctx *x, const yaml_node_t *m, struct cfg_key *key)
+parse_key(struct cfgr *x, const yaml_node_t *m, struct cfg_key *key)
 {
 	int have_hash = 0;
 
-	if (want_map(x, m, "keys[]") != 0)
+	if (cfgr_map(x, m, "keys[]") != 0)
 		return -1;
 	YDOC_PAIRS(m, p) {
 		yaml_node_t *k = ydoc_get(x->doc, p->key), *v = ydoc_get(x->doc, p->value);
 		const char *ks = ydoc_str(k);
 
 		if (strcmp(ks, "name") == 0) {
-			if (dup_str(x, v, "keys.name", &key->name) != 0)
+			if (cfgr_dup(x, v, "keys.name", &key->name) != 0)
 				return -1;
 			if (!cfg_name_ok(key->name, 64))
-				return bad(x, v, "keys.name", "%s: use letters, digits and . _ -", "keys.name");
+				return cfgr_bad(x, v, "keys.name", "%s: use letters, digits and . _ -", "keys.name");
 		} else if (strcmp(ks, "sha256") == 0) {
-			const char *h = want_str(x, v, "keys.sha256");
+			const char *h = cfgr_str(x, v, "keys.sha256");
 			int i;
 
 			if (h == NULL)
 				return -1;
 			if (strlen(h) != 64)
-				return bad(x, v, "keys.sha256", "%s: expected 64 hex digits (privd hash-key prints them)", "keys.sha256");
+				return cfgr_bad(x, v, "keys.sha256", "%s: expected 64 hex digits (privd hash-key prints them)", "keys.sha256");
 			for (i = 0; i < 32; i++) {
 				int hi = hexval(h[2 * i]), lo = hexval(h[2 * i + 1]);
 
 				if (hi < 0 || lo < 0)
-					return bad(x, v, "keys.sha256", "%s: expected 64 hex digits", "keys.sha256");
+					return cfgr_bad(x, v, "keys.sha256", "%s: expected 64 hex digits", "keys.sha256");
 				key->sha256[i] = (unsigned char)(hi << 4 | lo);
 			}
 			have_hash = 1;
 		} else if (strcmp(ks, "scopes") == 0) {
 			if (!ydoc_is_seq(v))
-				return bad(x, v, "keys.scopes", "%s: expected a list of read, charge, admin", "keys.scopes");
+				return cfgr_bad(x, v, "keys.scopes", "%s: expected a list of read, charge, admin", "keys.scopes");
 			YDOC_ITEMS(v, it) {
 				yaml_node_t *sv = ydoc_get(x->doc, *it);
 				static const char *scope_names[] = { "read", "charge", "admin" };
 				int si = 0;
 
-				if (pick(x, sv, "keys.scopes", scope_names, 3, &si) != 0)
+				if (cfgr_pick(x, sv, "keys.scopes", scope_names, 3, &si) != 0)
 					return -1;
 				key->scopes |= 1u << si;
 			}
 		} else
-			return unknown(x, k, "keys");
+			return cfgr_unknown(x, k, "keys");
 	}
 	if (key->name == NULL || !have_hash || key->scopes == 0)
-		return bad(x, m, "keys", "%s: each key needs name, sha256 and scopes", "keys");
+		return cfgr_bad(x, m, "keys", "%s: each key needs name, sha256 and scopes", "keys");
 	return 0;
 }
 
 static int
-parse_keys(struct ctx *x, const yaml_node_t *s)
+parse_keys(struct cfgr *x, const yaml_node_t *s)
 {
 	size_t n, i;
 	char hex[65];
 
 	if (!ydoc_is_seq(s))
-		return bad(x, s, "keys", "%s: expected a list of {name, sha256, scopes}", "keys");
+		return cfgr_bad(x, s, "keys", "%s: expected a list of {name, sha256, scopes}", "keys");
 	n = s->data.sequence.items.top - s->data.sequence.items.start;
 	x->c->keys = calloc(n ? n : 1, sizeof(*x->c->keys));
 	if (x->c->keys == NULL)
@@ -918,7 +645,7 @@ parse_keys(struct ctx *x, const yaml_node_t *s)
 				dev_secret(x, m, "keys");
 		for (i = 0; i + 1 < x->c->nkeys; i++)
 			if (strcmp(x->c->keys[i].name, k->name) == 0)
-				return bad(x, m, k->name, "key name %s is given twice", k->name);
+				return cfgr_bad(x, m, k->name, "key name %s is given twice", k->name);
 	}
 	return 0;
 }
@@ -951,13 +678,13 @@ set_defaults(struct cfg *c)
 }
 
 static int
-parse_root(struct ctx *x)
+parse_root(struct cfgr *x)
 {
 	yaml_node_t *root = yaml_document_get_root_node(x->doc);
 	int have_ldap = 0, have_privs = 0;
 	size_t i;
 
-	if (want_map(x, root, "configuration") != 0)
+	if (cfgr_map(x, root, "configuration") != 0)
 		return -1;
 	YDOC_PAIRS(root, p) {
 		yaml_node_t *k = ydoc_get(x->doc, p->key), *v = ydoc_get(x->doc, p->value);
@@ -971,12 +698,9 @@ parse_root(struct ctx *x)
 			have_ldap = 1;
 		} else if (strcmp(ks, "model") == 0)
 			rc = parse_model(x, v);
-		else if (strcmp(ks, "imports") == 0)
-			rc = parse_imports(x, v);
-		else if (strcmp(ks, "ledger") == 0)
-			rc = parse_ledger(x, v);
-		else if (strcmp(ks, "sessions") == 0)
-			rc = parse_sessions(x, v);
+		else if (strcmp(ks, "imports") == 0 || strcmp(ks, "ledger") == 0 ||
+		    strcmp(ks, "sessions") == 0)
+			rc = parse_table(x, v, ks);
 		else if (strcmp(ks, "ui") == 0)
 			rc = parse_ui(x, v);
 		else if (strcmp(ks, "privileges") == 0) {
@@ -987,27 +711,27 @@ parse_root(struct ctx *x)
 		else if (strcmp(ks, "keys") == 0)
 			rc = parse_keys(x, v);
 		else if (strcmp(ks, "development") == 0)
-			rc = want_bool(x, v, "development", &x->c->development);
+			rc = cfgr_bool(x, v, "development", &x->c->development);
 		else
-			rc = unknown(x, k, "the top level");
+			rc = cfgr_unknown(x, k, "the top level");
 		if (rc != 0)
 			return -1;
 	}
 	if (!have_ldap)
-		return bad(x, root, "ldap", "%s: missing section (required)", "ldap");
+		return cfgr_bad(x, root, "ldap", "%s: missing section (required)", "ldap");
 	if (x->dev_what != NULL && !x->c->development)
 		return err_set(x->e, ERR_INVALID, x->dev_line, x->dev_what, "%s: this is one of the "
 		    "development secrets published with privd (config/dev.yaml): anyone could use "
 		    "it; make your own (privd hash-key, openssl rand -hex 32), or say "
 		    "development: true for a private test instance on loopback", x->dev_what);
 	if (x->c->development && cfg_loopback(x->c->listen_host) == 0)
-		return bad(x, root, "development", "development: true listens on loopback only, "
+		return cfgr_bad(x, root, "development", "development: true listens on loopback only, "
 		    "not on %s", x->c->listen_host);
 	if (!have_privs || x->c->nprivs == 0)
-		return bad(x, root, "privileges", "%s: missing section (declare at least one privilege)", "privileges");
+		return cfgr_bad(x, root, "privileges", "%s: missing section (declare at least one privilege)", "privileges");
 	for (i = 0; i < x->c->nprivs; i++)
 		if (x->c->privs[i].period == PERIOD_TERM && x->c->nterms == 0)
-			return bad(x, root, x->c->privs[i].name,
+			return cfgr_bad(x, root, x->c->privs[i].name,
 			    "privilege %s has period term, but no terms are defined", x->c->privs[i].name);
 	return 0;
 }
@@ -1025,7 +749,7 @@ cfg_parse(const char *text, size_t len, const char *name, struct cfg **out,
 {
 	yaml_document_t doc;
 	struct cfg *c;
-	struct ctx x;
+	struct cfgr x;
 	int rc;
 
 	*out = NULL;
