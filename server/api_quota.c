@@ -226,16 +226,16 @@ refused(struct req *r, const struct quota_req *q, const struct quota_res *res,
 {
 	json_t *o;
 
-	if (res->why == NULL)
+	if (res->why == QUOTA_WHY_NONE)
 		return http_err(r, e, "write_failed");
-	o = json_pack("{s:s, s:s}", "error", res->why, "message", e->msg);
+	o = json_pack("{s:s, s:s}", "error", quota_why_code(res->why), "message", e->msg);
 	if (o == NULL)
 		return http_json(r, 500, NULL);
 	if (e->key[0])
 		json_object_set_new(o, "field", json_string(e->key));
-	if (strcmp(res->why, "quota_exceeded") == 0)
+	if (res->why == QUOTA_EXCEEDED)
 		usage_fields(o, q, res->period, &res->u);
-	else if (strcmp(res->why, "refund_exceeds_charge") == 0)
+	else if (res->why == QUOTA_REFUND_EXCEEDS_CHARGE)
 		json_object_set_new(o, "refundable", json_integer(res->refundable));
 	return http_json(r, e->code == ERR_NOT_FOUND ? 404 : e->code == ERR_INVALID ? 400 : 409, o);
 }

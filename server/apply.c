@@ -432,7 +432,7 @@ apply_import(const struct cfg *c, const struct import_doc *doc, int dry_run,
 	for (tries = 0; tries < 5; tries++) {
 		memset(e, 0, sizeof(*e));
 		rc = apply_once(c, doc, dry_run, who, password, rq, sum, e);
-		if (rc == 0 || e->code != ERR_CONFLICT || strcmp(e->key, "conflict") != 0)
+		if (rc == 0 || e->why != ERR_WHY_CONFLICT)
 			break;
 		log_info("apply: %s; planning again", e->msg);
 	}

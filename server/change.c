@@ -58,6 +58,7 @@ chg_run(LDAP *ld, const struct cfg *c, const struct chg_req *rq,
 			err_set(e, ERR_CONFLICT, 0, "import", "import %s (%s by %s) is being aborted: "
 			    "run privctl import --abort %s again if that stopped", open[0].id,
 			    open[0].what, open[0].actor, open[0].id);
+			err_why(e, ERR_WHY_IMPORT);
 			goto done;
 		}
 		if (strcmp(open[0].digest, digest) != 0 || open[0].st != CHGREC_OPEN) {
@@ -65,6 +66,7 @@ chg_run(LDAP *ld, const struct cfg *c, const struct chg_req *rq,
 			    "not finished: run that same import again to finish it, or undo it with "
 			    "privctl import --abort %s", open[0].id, open[0].what, open[0].actor,
 			    (long)(time(NULL) - open[0].started), open[0].id);
+			err_why(e, ERR_WHY_IMPORT);
 			goto done;
 		}
 		/* the same change again: finish it from its record */

@@ -114,8 +114,8 @@ same_cells(char *const *a, size_t na, char *const *b, size_t nb)
 static int
 conflict(struct err *e, const char *what, const char *key)
 {
-	return err_set(e, ERR_CONFLICT, 0, "conflict", "%s %s changed since this edit read it",
-	    what, key);
+	err_set(e, ERR_CONFLICT, 0, "conflict", "%s %s changed since this edit read it", what, key);
+	return err_why(e, ERR_WHY_CONFLICT);
 }
 
 /*

@@ -156,8 +156,9 @@ chgrec_check(LDAP *ld, const struct cfg *c, const char *id, int state, struct er
 	/* unreadable: go on; the write itself will say what is wrong */
 	if (got[0] == '\0' || chgrec_state_parse(got) == (enum chgrec_state)state)
 		return 0;
-	return err_set(e, ERR_CONFLICT, 0, "import", "import %s is no longer %s (aborted, or "
+	err_set(e, ERR_CONFLICT, 0, "import", "import %s is no longer %s (aborted, or "
 	    "finished by another privd): stopped", id, names[state]);
+	return err_why(e, ERR_WHY_IMPORT);
 }
 
 int
@@ -383,6 +384,7 @@ chgrec_begin(LDAP *ld, const struct cfg *c, const struct chg_req *rq, const char
 			err_set(e, ERR_CONFLICT, 0, "import", "import %s (%s by %s) started at the same "
 			    "time; try again once it has finished", others[i].id, others[i].what,
 			    others[i].actor);
+			err_why(e, ERR_WHY_IMPORT);
 			goto fail;
 		}
 	{

@@ -205,6 +205,7 @@ chgw_window(LDAP *ld, const struct cfg *c, struct chgw_op *ops, size_t from, siz
 		if (err == LDAP_ASSERTION_FAILED && !failed) {
 			err_set(e, ERR_CONFLICT, 0, "conflict", "%s changed since this edit read it",
 			    ops[idx[k]].dn);
+			err_why(e, ERR_WHY_CONFLICT);
 			failed = 1;
 		} else if (err != LDAP_SUCCESS && !failed) {
 			ldapc_fail(e, err, ops[idx[k]].dn);

@@ -75,7 +75,8 @@ after(const struct draw_ops *ops, LDAP *ld, const struct quota_req *q, enum draw
 		indoubt_del(q->uid, rid);
 	ops->put(ld, e->code == ERR_UNAVAILABLE);
 	log_info("%s %s/%s id=%s by %s: %s", names[op], q->uid, q->quota, rid, q->actor,
-	    rc == 0 ? (res->replayed ? "replayed" : "ok") : res->why ? res->why : e->msg);
+	    rc == 0 ? (res->replayed ? "replayed" : "ok") : res->why ? quota_why_code(res->why) :
+	    e->msg);
 }
 
 /* Write d on q through q's home provider: 0 or -1 as the write. */
@@ -97,7 +98,7 @@ write_on(const struct draw_ops *ops, struct quota_req *q, const struct draw_req 
 static int
 exceeded(int rc, const struct quota_res *res)
 {
-	return rc != 0 && res->why != NULL && strcmp(res->why, "quota_exceeded") == 0;
+	return rc != 0 && res->why == QUOTA_EXCEEDED;
 }
 
 /* q's request, made on pool c for q's account. */

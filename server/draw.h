@@ -69,9 +69,10 @@ extern const struct draw_ops draw_ldap;
 
 /*
  * Makes write d on q (q->home is set here). 0 when it landed or was a
- * replay; -1 and e when it did not, with out->res.why naming a refusal
- * (quota.h) or NULL for a failure: ERR_UNAVAILABLE when the home provider
- * cannot be reached, or is bypassed while d->rid is in doubt.
+ * replay; -1 and e when it did not, with out->res.why naming a
+ * refusal (quota.h) or QUOTA_WHY_NONE for a failure: ERR_UNAVAILABLE
+ * when the home provider cannot be reached, or is bypassed while d->rid
+ * is in doubt.
  * out->on says whose quota answered.
  */
 int draw(const struct quota_req *q, const struct draw_req *d, struct draw_res *out,

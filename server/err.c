@@ -14,10 +14,19 @@ err_set(struct err *e, enum err_code code, int line, const char *key,
 	if (e == NULL)
 		return -1;
 	e->code = code;
+	e->why = ERR_WHY_NONE;
 	e->line = line;
 	snprintf(e->key, sizeof(e->key), "%s", key ? key : "");
 	va_start(ap, fmt);
 	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 	va_end(ap);
+	return -1;
+}
+
+int
+err_why(struct err *e, enum err_why why)
+{
+	if (e != NULL)
+		e->why = why;
 	return -1;
 }

@@ -16,8 +16,16 @@ enum err_code {
 	ERR_INTERNAL		/* 500 */
 };
 
+/* What a refusal is about, where a caller acts on it (the message is for people). */
+enum err_why {
+	ERR_WHY_NONE = 0,
+	ERR_WHY_IMPORT,		/* another change (import) is open, or this one was stopped */
+	ERR_WHY_CONFLICT,	/* the entry changed between an edit's read and its write */
+};
+
 struct err {
 	enum err_code code;
+	enum err_why why;
 	int line;		/* 1-based source line, 0 when none */
 	char key[128];		/* the field or key at fault, "" when none */
 	char msg[ERR_MSG_MAX];
@@ -26,5 +34,7 @@ struct err {
 /* Fills e (when not NULL) and returns -1, so callers can `return err_set(...)`. */
 int err_set(struct err *e, enum err_code code, int line, const char *key,
     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Sets e's why (when e is not NULL) and returns -1: `return err_why(e, ...)`. */
+int err_why(struct err *e, enum err_why why);
 
 #endif

@@ -36,6 +36,21 @@
 #include "strv.h"
 #include "wop.h"
 
+static const char *const why_codes[] = {
+	[QUOTA_WHY_NONE] = NULL, [QUOTA_EXCEEDED] = "quota_exceeded",
+	[QUOTA_NO_PERIOD] = "no_period", [QUOTA_ID_REUSED] = "request_id_reused",
+	[QUOTA_UNKNOWN_CHARGE] = "unknown_charge",
+	[QUOTA_REFUND_EXCEEDS_CHARGE] = "refund_exceeds_charge",
+	[QUOTA_UNKNOWN_HOLD] = "unknown_hold", [QUOTA_HOLD_EXPIRED] = "hold_expired",
+	[QUOTA_HOLD_SETTLED] = "hold_settled", [QUOTA_BAD_REQUEST] = "bad_request",
+};
+
+const char *
+quota_why_code(enum quota_why why)
+{
+	return why_codes[why];
+}
+
 int
 quota_period_ok(const struct cfg *c, enum period_kind kind, const char *p)
 {
@@ -111,7 +126,7 @@ static int
 exceeded(const struct quota_req *q, struct quota_res *r, struct err *e,
     long long amount)
 {
-	return uent_refuse(r, e, ERR_CONFLICT, "quota_exceeded", "amount",
+	return uent_refuse(r, e, ERR_CONFLICT, QUOTA_EXCEEDED, "amount",
 	    "%s of %s: %lld asked, %lld remaining of %lld in %s", q->quota, q->uid,
 	    amount, usage_remaining(q->limit, &r->u), q->limit + r->u.credit, r->period);
 }
@@ -127,12 +142,13 @@ take(LDAP *ld, const struct quota_req *q, const char *rid, long long amount,
 	struct uent_state st = { 0, { 0, 0, 0, 0, "" }, NULL, NULL, NULL };
 	struct wop o;
 	char *rec = NULL, *segs = NULL, exp_gt[32] = "";
-	int attempt, rc, ret = -1;
+	struct wop_try tr;
+	int rc, ret = -1;
 	long long credit, nseg, n = amount, away = 0;
 
 	memset(&o, 0, sizeof(o));
 	if (period_key(q->cfg, q->kind, q->now, r->period, e) != 0)
-		return uent_refuse(r, e, ERR_CONFLICT, "no_period", "period", "%s", e->msg);
+		return uent_refuse(r, e, ERR_CONFLICT, QUOTA_NO_PERIOD, "period", "%s", e->msg);
 	if (uent_target_of(q, r->period, &t, e) != 0)
 		return -1;
 	if (ttl_s > 0) {
@@ -146,7 +162,7 @@ take(LDAP *ld, const struct quota_req *q, const char *rid, long long amount,
 	else if (away_take(t.key, amount, q->cfg->away_allowance) == 0)
 		away = amount;
 	else {
-		uent_refuse(r, e, ERR_UNAVAILABLE, NULL, NULL, "the home provider of %s is unreachable "
+		uent_refuse(r, e, ERR_UNAVAILABLE, QUOTA_WHY_NONE, NULL, "the home provider of %s is unreachable "
 		    "and this privd let the %lld of ldap.away_allowance through elsewhere "
 		    "already", t.key, q->cfg->away_allowance);
 		goto done;
@@ -154,7 +170,7 @@ take(LDAP *ld, const struct quota_req *q, const char *rid, long long amount,
 	usage_get(t.key, &st.u);
 	credit = st.u.credit;
 	nseg = st.u.segments;
-	for (attempt = 0; attempt < UENT_TRIES; attempt++) {
+	for (wop_try_init(&tr, kind); wop_try(&tr, e);) {
 		wop_free(&o);
 		free(rec);
 		free(segs);
@@ -246,8 +262,6 @@ take(LDAP *ld, const struct quota_req *q, const char *rid, long long amount,
 			goto done;
 		}
 	}
-	err_set(e, ERR_UNAVAILABLE, 0, NULL, "%s: gave up after %d attempts under contention",
-	    kind, UENT_TRIES);
 	goto done;
 replayed:
 	if (uent_load(ld, q->cfg, t.udn, t.key, rid, NULL, &st, e) != 0)
@@ -302,7 +316,7 @@ quota_seen(LDAP *ld, const struct quota_req *q, const char *rid, int hold,
 
 	memset(r, 0, sizeof(*r));
 	if (period_key(q->cfg, q->kind, q->now, r->period, e) != 0)
-		return uent_refuse(r, e, ERR_CONFLICT, "no_period", "period", "%s", e->msg);
+		return uent_refuse(r, e, ERR_CONFLICT, QUOTA_NO_PERIOD, "period", "%s", e->msg);
 	if (uent_target_of(q, r->period, &t, e) != 0)
 		return -1;
 	if (uent_load(ld, q->cfg, t.udn, t.key, rid, NULL, &st, e) == 0)
@@ -330,7 +344,8 @@ quota_credit(LDAP *ld, const struct quota_req *q, const char *rid,
 	struct uent_state st = { 0, { 0, 0, 0, 0, "" }, NULL, NULL, NULL };
 	struct wop o;
 	char *meta = NULL, *rec = NULL;
-	int attempt, rc, ret = -1, locked = 0;
+	struct wop_try tr;
+	int rc, ret = -1, locked = 0;
 	long long nseg;
 
 	memset(r, 0, sizeof(*r));
@@ -338,7 +353,7 @@ quota_credit(LDAP *ld, const struct quota_req *q, const char *rid,
 	if (period != NULL)
 		snprintf(r->period, sizeof(r->period), "%s", period);
 	else if (period_key(q->cfg, q->kind, q->now, r->period, e) != 0)
-		return uent_refuse(r, e, ERR_CONFLICT, "no_period", "period", "%s", e->msg);
+		return uent_refuse(r, e, ERR_CONFLICT, QUOTA_NO_PERIOD, "period", "%s", e->msg);
 	if (uent_target_of(q, r->period, &t, e) != 0)
 		return -1;
 	if (reason != NULL) {
@@ -351,7 +366,7 @@ quota_credit(LDAP *ld, const struct quota_req *q, const char *rid,
 	locked = 1;
 	usage_get(t.key, &st.u);
 	nseg = st.u.segments;
-	for (attempt = 0; attempt < UENT_TRIES; attempt++) {
+	for (wop_try_init(&tr, "credit"); wop_try(&tr, e);) {
 		wop_free(&o);
 		free(rec);
 		if ((rc = uent_moved_out(ld, q->cfg, t.udn, nseg, rid, e)) < 0)
@@ -395,7 +410,6 @@ quota_credit(LDAP *ld, const struct quota_req *q, const char *rid,
 		if (uent_ensure(ld, q->cfg, &t, q->uid, r->period, e) != 0)
 			goto done;
 	}
-	err_set(e, ERR_UNAVAILABLE, 0, NULL, "credit: gave up after %d attempts", UENT_TRIES);
 	goto done;
 replayed:
 	if (uent_load(ld, q->cfg, t.udn, t.key, rid, NULL, &st, e) == 0 &&

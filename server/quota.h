@@ -34,9 +34,26 @@ struct quota_req {
 	char account_buf[QUOTA_ACCOUNT_MAX];
 };
 
-/* What a write did; on refusal `why` names it (the API's error code). */
+/* Why a write was refused; quota_why_code names it for the API. */
+enum quota_why {
+	QUOTA_WHY_NONE = 0,	/* it landed, or failed (LDAP): see the error */
+	QUOTA_EXCEEDED,
+	QUOTA_NO_PERIOD,
+	QUOTA_ID_REUSED,
+	QUOTA_UNKNOWN_CHARGE,
+	QUOTA_REFUND_EXCEEDS_CHARGE,
+	QUOTA_UNKNOWN_HOLD,
+	QUOTA_HOLD_EXPIRED,
+	QUOTA_HOLD_SETTLED,
+	QUOTA_BAD_REQUEST,
+};
+
+/* The API's error code of a refusal ("quota_exceeded", ...); NULL for none. */
+const char *quota_why_code(enum quota_why why);
+
+/* What a write did; on refusal `why` says why. */
 struct quota_res {
-	const char *why;	/* NULL on success */
+	enum quota_why why;	/* QUOTA_WHY_NONE on success */
 	int replayed;		/* a request id seen before: nothing changed */
 	long long amount;	/* charged, refunded, held, committed, credited */
 	long long released;	/* by a commit, release or expiry */

@@ -39,13 +39,14 @@ quota_refund(LDAP *ld, const struct quota_req *q, const char *rid,
 	char *rec = NULL, *old = NULL, *segs = NULL;
 	long long charged, refunded;
 	json_t *j;
-	int attempt, rc, ret = -1, first, locked = 0;
+	struct wop_try tr;
+	int rc, ret = -1, first, locked = 0;
 
 	memset(r, 0, sizeof(*r));
 	memset(&o, 0, sizeof(o));
 	if ((rc = uent_find(ld, q, charge_id, rid, "charge", r, &t, &st, e)) != 0) {
 		if (rc == 1)
-			uent_refuse(r, e, ERR_NOT_FOUND, "unknown_charge", "charge_id",
+			uent_refuse(r, e, ERR_NOT_FOUND, QUOTA_UNKNOWN_CHARGE, "charge_id",
 			    "%s of %s has no charge '%s'", q->quota, q->uid, charge_id);
 		goto done;
 	}
@@ -57,7 +58,7 @@ quota_refund(LDAP *ld, const struct quota_req *q, const char *rid,
 	}
 	keylock_take(t.key);
 	locked = 1;
-	for (attempt = 0; attempt < UENT_TRIES; attempt++) {
+	for (wop_try_init(&tr, "refund"); wop_try(&tr, e);) {
 		if ((rc = uent_replay(q, &st, rid, "refund", amount, charge_id, r, e)) != 0) {
 			ret = rc == 1 ? 0 : -1;
 			goto done;
@@ -75,7 +76,7 @@ quota_refund(LDAP *ld, const struct quota_req *q, const char *rid,
 		json_decref(j);
 		r->refundable = charged - refunded;
 		if (amount > r->refundable) {
-			uent_refuse(r, e, ERR_CONFLICT, "refund_exceeds_charge", "amount",
+			uent_refuse(r, e, ERR_CONFLICT, QUOTA_REFUND_EXCEEDS_CHARGE, "amount",
 			    "charge '%s' took %lld and %lld of it is refunded: at most %lld "
 			    "can be refunded", charge_id, charged, refunded, r->refundable);
 			goto done;
@@ -122,8 +123,6 @@ quota_refund(LDAP *ld, const struct quota_req *q, const char *rid,
 		if (uent_load(ld, q->cfg, t.udn, t.key, charge_id, rid, &st, e) != 0)
 			goto done;
 	}
-	err_set(e, ERR_UNAVAILABLE, 0, NULL, "refund: gave up after %d attempts under contention",
-	    UENT_TRIES);
 done:
 	if (locked)
 		keylock_give(t.key);

@@ -55,10 +55,10 @@ settled(const struct quota_req *q, const struct uent_state *st, const char *id,
 		r->u = st->u;
 		ret = 0;
 	} else if (k && strcmp(k, "expire") == 0)
-		ret = uent_refuse(r, e, ERR_CONFLICT, "hold_expired", "id",
+		ret = uent_refuse(r, e, ERR_CONFLICT, QUOTA_HOLD_EXPIRED, "id",
 		    "hold '%s' expired and was released", id);
 	else
-		ret = uent_refuse(r, e, ERR_CONFLICT, "hold_settled", "id", "hold '%s' was already %s",
+		ret = uent_refuse(r, e, ERR_CONFLICT, QUOTA_HOLD_SETTLED, "id", "hold '%s' was already %s",
 		    id, k == NULL ? "settled" : strcmp(k, "commit") == 0 ? "committed" : "released");
 	json_decref(j);
 	return ret;
@@ -113,27 +113,28 @@ quota_settle(LDAP *ld, const struct quota_req *q, const char *id, int release,
 	struct uent_state st = { 0, { 0, 0, 0, 0, "" }, NULL, NULL, NULL };
 	char exp[32], now[32], *val, *meta = NULL;
 	long long h;
-	int attempt, rc, ret = -1, locked = 0;
+	struct wop_try tr;
+	int rc, ret = -1, locked = 0;
 
 	memset(r, 0, sizeof(*r));
 	if (release)
 		amount = 0;
 	if ((rc = uent_find(ld, q, id, NULL, "hold", r, &t, &st, e)) != 0) {
 		if (rc == 1)
-			uent_refuse(r, e, ERR_NOT_FOUND, "unknown_hold", "id",
+			uent_refuse(r, e, ERR_NOT_FOUND, QUOTA_UNKNOWN_HOLD, "id",
 			    "%s of %s has no hold '%s'", q->quota, q->uid, id);
 		goto done;
 	}
 	now_gt(q->now, now);
 	keylock_take(t.key);
 	locked = 1;
-	for (attempt = 0; attempt < UENT_TRIES; attempt++) {
+	for (wop_try_init(&tr, kind); wop_try(&tr, e);) {
 		if (uent_find_value(st.holds, id, &h, exp, sizeof(exp), &val) != 0) {
 			ret = settled(q, &st, id, kind, amount, r, e);
 			goto done;
 		}
 		if (amount > h) {
-			uent_refuse(r, e, ERR_INVALID, "bad_request", "amount",
+			uent_refuse(r, e, ERR_INVALID, QUOTA_BAD_REQUEST, "amount",
 			    "amount %lld is more than the %lld held by '%s'", amount, h, id);
 			goto done;
 		}
@@ -143,7 +144,7 @@ quota_settle(LDAP *ld, const struct quota_req *q, const char *id, int release,
 			    q->now, NULL);
 			if (rc == LDAP_SUCCESS) {
 				uent_read(ld, q->cfg, t.udn, t.key, 0, &st, e);
-				uent_refuse(r, e, ERR_CONFLICT, "hold_expired", "id",
+				uent_refuse(r, e, ERR_CONFLICT, QUOTA_HOLD_EXPIRED, "id",
 				    "hold '%s' expired and was released", id);
 				goto done;
 			}
@@ -178,7 +179,6 @@ quota_settle(LDAP *ld, const struct quota_req *q, const char *id, int release,
 		if (uent_load(ld, q->cfg, t.udn, t.key, id, NULL, &st, e) != 0)
 			goto done;
 	}
-	err_set(e, ERR_UNAVAILABLE, 0, NULL, "%s: gave up after %d attempts", kind, UENT_TRIES);
 done:
 	if (locked)
 		keylock_give(t.key);

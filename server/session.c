@@ -24,7 +24,6 @@
 #include "usage.h"
 #include "wop.h"
 
-#define TRIES 16
 
 /* The entry as read. */
 struct sstate {
@@ -263,7 +262,8 @@ session_open(LDAP *ld, const struct session_req *q, const char *id, const char *
 	struct session s;
 	char *dn, *val = NULL, key[USAGE_KEY_MAX];
 	struct wop o;
-	int attempt, rc, ret = -1;
+	struct wop_try tr;
+	int rc, ret = -1;
 
 	memset(r, 0, sizeof(*r));
 	memset(&o, 0, sizeof(o));
@@ -281,7 +281,7 @@ session_open(LDAP *ld, const struct session_req *q, const char *id, const char *
 	}
 	usage_key(key, q->uid, q->priv, SESSION_PERIOD);
 	usage_get(key, &st.u);
-	for (attempt = 0; attempt < TRIES; attempt++) {
+	for (wop_try_init(&tr, "open session"); wop_try(&tr, e);) {
 		wop_free(&o);
 		o.dn = dn;
 		if (q->max <= 0)
@@ -345,7 +345,6 @@ session_open(LDAP *ld, const struct session_req *q, const char *id, const char *
 			goto done;
 		}
 	}
-	err_set(e, ERR_UNAVAILABLE, 0, NULL, "open session: gave up after %d attempts", TRIES);
 done:
 	wop_free(&o);
 	free(val);
@@ -386,13 +385,14 @@ session_renew(LDAP *ld, const struct session_req *q, const char *id, long ttl_s,
 	const char *old;
 	char *dn, *val = NULL;
 	struct wop o;
-	int attempt, rc, ret = -1;
+	struct wop_try tr;
+	int rc, ret = -1;
 
 	memset(r, 0, sizeof(*r));
 	memset(&o, 0, sizeof(o));
 	if ((dn = entry_dn(q, e)) == NULL)
 		return -1;
-	for (attempt = 0; attempt < TRIES; attempt++) {
+	for (wop_try_init(&tr, "renew session"); wop_try(&tr, e);) {
 		if (read_state(ld, q, dn, &st, e) != 0 ||
 		    (old = open_one(ld, q, dn, &st, id, r, e)) == NULL)
 			goto done;
@@ -420,7 +420,6 @@ session_renew(LDAP *ld, const struct session_req *q, const char *id, long ttl_s,
 		}
 		/* renewed or closed meanwhile: look again */
 	}
-	err_set(e, ERR_UNAVAILABLE, 0, NULL, "renew session: gave up after %d attempts", TRIES);
 done:
 	wop_free(&o);
 	free(val);
@@ -436,12 +435,13 @@ session_close(LDAP *ld, const struct session_req *q, const char *id,
 	struct sstate st = { 0, { 0, 0, 0, 0, "" }, NULL };
 	const char *v;
 	char *dn;
-	int attempt, rc, ret = -1;
+	struct wop_try tr;
+	int rc, ret = -1;
 
 	memset(r, 0, sizeof(*r));
 	if ((dn = entry_dn(q, e)) == NULL)
 		return -1;
-	for (attempt = 0; attempt < TRIES; attempt++) {
+	for (wop_try_init(&tr, "close session"); wop_try(&tr, e);) {
 		if (read_state(ld, q, dn, &st, e) != 0)
 			goto done;
 		if ((v = find(&st, id, &r->s)) == NULL) {
@@ -463,7 +463,6 @@ session_close(LDAP *ld, const struct session_req *q, const char *id,
 			goto done;
 		}
 	}
-	err_set(e, ERR_UNAVAILABLE, 0, NULL, "close session: gave up after %d attempts", TRIES);
 done:
 	sstate_free(&st);
 	free(dn);

@@ -235,7 +235,7 @@ uent_ensure(LDAP *ld, const struct cfg *c, const struct uent_target *t,
 }
 
 int __attribute__((format(printf, 6, 7)))
-uent_refuse(struct quota_res *r, struct err *e, enum err_code code, const char *why,
+uent_refuse(struct quota_res *r, struct err *e, enum err_code code, enum quota_why why,
     const char *field, const char *fmt, ...)
 {
 	va_list ap;
@@ -303,7 +303,7 @@ uent_replay(const struct quota_req *q, const struct uent_state *st, const char *
 		json_decref(j);
 		return 1;
 	}
-	uent_refuse(r, e, ERR_CONFLICT, "request_id_reused", "request_id",
+	uent_refuse(r, e, ERR_CONFLICT, QUOTA_ID_REUSED, "request_id",
 	    "request id '%s' was used before for another %s%s of %s@%s", rid,
 	    k ? k : "request", k && strcmp(k, kind) == 0 ? " (a different amount)" : "",
 	    q->quota, r->period);

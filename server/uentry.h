@@ -17,8 +17,6 @@
 #include "quota.h"
 #include "usage.h"
 
-#define UENT_TRIES 16	/* attempts of an optimistic write before giving up */
-
 /* A usage entry as read: counters and, when asked, its multi-valued state. */
 struct uent_state {
 	int exists;
@@ -98,7 +96,7 @@ int uent_ensure(LDAP *ld, const struct cfg *c, const struct uent_target *t,
     const char *uid, const char *period, struct err *e);
 
 /* A refusal: why (the API's error code) into r, the rest into e; -1. */
-int uent_refuse(struct quota_res *r, struct err *e, enum err_code code, const char *why,
+int uent_refuse(struct quota_res *r, struct err *e, enum err_code code, enum quota_why why,
     const char *field, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
 /*

@@ -77,3 +77,19 @@ wop_run(LDAP *ld, struct wop *o)
 	return rc;
 }
 
+void
+wop_try_init(struct wop_try *t, const char *what)
+{
+	t->n = 0;
+	t->what = what;
+}
+
+int
+wop_try(struct wop_try *t, struct err *e)
+{
+	if (t->n++ < WOP_TRIES)
+		return 1;
+	err_set(e, ERR_UNAVAILABLE, 0, NULL, "%s: gave up after %d attempts under contention",
+	    t->what, WOP_TRIES);
+	return 0;
+}

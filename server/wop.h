@@ -4,6 +4,8 @@
 
 #include <ldap.h>
 
+#include "err.h"
+
 #define WOP_MODS 8
 
 /* A modify of dn (borrowed); owns its values and assertion. */
@@ -32,5 +34,26 @@ int wop_swap(struct wop *o, const char *type, long long old, long long new);
 int wop_run(LDAP *ld, struct wop *o);
 /* Frees the values; o can be reused. */
 void wop_free(struct wop *o);
+
+/*
+ * The optimistic write loop of privd's counters and sessions: read, build
+ * one modify under an assertion, send it; when another writer got there
+ * first, read again. Written once as
+ *
+ *	for (wop_try_init(&t, "charge"); wop_try(&t, e);) { ... continue; ... }
+ *
+ * it makes at most WOP_TRIES attempts; after the last, e says that what
+ * gave up (ERR_UNAVAILABLE) and the loop ends.
+ */
+#define WOP_TRIES 16
+
+struct wop_try {
+	int n;			/* attempts made */
+	const char *what;	/* for the error: "charge", "open session", ... */
+};
+
+void wop_try_init(struct wop_try *t, const char *what);
+/* 1: make another attempt; 0: the last one was made, e filled. */
+int wop_try(struct wop_try *t, struct err *e);
 
 #endif

@@ -32,7 +32,7 @@ struct fq {
 static struct {
 	int home_down;		/* get_home hands out OTHER (writes failing over) */
 	int vanish;		/* the next write reaches home, then home goes away */
-	const char *refuse;	/* writes on refuse_on are refused with this */
+	enum quota_why refuse;	/* writes on refuse_on are refused with this */
 	const char *refuse_on;
 	int gets, puts, writes;
 	LDAP *last;		/* where the last write went */
@@ -134,7 +134,7 @@ f_write(LDAP *ld, const struct quota_req *q, const struct draw_req *d, struct qu
 		return err_set(e, ERR_CONFLICT, 0, "request_id", "refused");
 	}
 	if (f->used + d->amount > q->limit) {
-		r->why = "quota_exceeded";
+		r->why = QUOTA_EXCEEDED;
 		return err_set(e, ERR_CONFLICT, 0, "amount", "%s has %lld left", q->uid,
 		    q->limit - f->used);
 	}
@@ -240,7 +240,7 @@ in_doubt_waits_for_home(void **state)
 	w.writes = 0;
 	assert_int_equal(run("r1", 4, 0, &out, &e), -1);
 	assert_int_equal(e.code, ERR_UNAVAILABLE);
-	assert_null(out.res.why);
+	assert_int_equal(out.res.why, QUOTA_WHY_NONE);
 	assert_non_null(strstr(e.msg, "never charged twice"));
 	assert_int_equal(w.writes, 0);
 	assert_int_equal(fq_of("alice")->used, 4);
@@ -266,7 +266,7 @@ refusal_ends_doubt(void **state)
 	(void)state;
 	indoubt_add("alice", "r9");
 	assert_int_equal(run("r9", 11, 0, &out, &e), -1);
-	assert_string_equal(out.res.why, "quota_exceeded");
+	assert_int_equal(out.res.why, QUOTA_EXCEEDED);
 	assert_false(indoubt_has("alice", "r9"));
 }
 
@@ -339,7 +339,7 @@ fallback_nowhere(void **state)
 	fq_of("pool:cse")->used = 20;
 	fq_of("pool:eng")->used = 100;
 	assert_int_equal(run("r1", 1, 1, &out, &e), -1);
-	assert_string_equal(out.res.why, "quota_exceeded");
+	assert_int_equal(out.res.why, QUOTA_EXCEEDED);
 	assert_string_equal(out.on.uid, "alice");
 	assert_non_null(strstr(e.msg, "alice has 0 left"));
 	assert_non_null(strstr(e.msg, "(2 tried)"));
@@ -354,10 +354,10 @@ fallback_other_refusal_stops(void **state)
 
 	(void)state;
 	fq_of("alice")->used = 10;
-	w.refuse = "request_id_reused";
+	w.refuse = QUOTA_ID_REUSED;
 	w.refuse_on = "pool:cse";
 	assert_int_equal(run("r1", 1, 1, &out, &e), -1);
-	assert_string_equal(out.res.why, "request_id_reused");
+	assert_int_equal(out.res.why, QUOTA_ID_REUSED);
 	assert_string_equal(out.on.uid, "pool:cse");
 	assert_int_equal(w.writes, 2);
 	assert_int_equal(fq_of("pool:eng")->used, 0);
