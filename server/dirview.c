@@ -98,6 +98,18 @@ search(LDAP *ld, const struct cfg *c, const char *base, int scope, const char *f
 	return rc;
 }
 
+/* path into the side's nodes; -1 when out of memory. */
+static int
+add_node(struct dview_nodes *out, const char *path)
+{
+	int failed;
+
+	if ((out->path[out->n] = strdup(path)) == NULL)
+		return -1;
+	strmap_put(&out->has, out->path[out->n++], (void *)1, &failed);
+	return failed ? -1 : 0;
+}
+
 static int
 read_nodes(LDAP *ld, const struct cfg *c, const char *rdn, const char *cls,
     struct dview_nodes *out, struct err *e)
@@ -105,43 +117,47 @@ read_nodes(LDAP *ld, const struct cfg *c, const char *rdn, const char *cls,
 	char *base = dn_join(rdn, c->base_dn), filter[64], path[PATH_MAX_LEN + 1];
 	char *attrs[] = { "1.1", NULL };
 	LDAPMessage *res = NULL, *m;
-	int rc = -1, failed;
+	int rc = -1;
 
 	snprintf(filter, sizeof(filter), "(objectClass=%s)", cls);
-	if (base == NULL) {
-		oom(e);
+	if (base == NULL || (rc = search(ld, c, base, LDAP_SCOPE_SUBTREE, filter, attrs, &res,
+	    e)) != 0 || (out->path = strv_new(ldap_count_entries(ld, res))) == NULL) {
+		rc = rc == 0 || base == NULL ? oom(e) : -1;
 		goto done;
 	}
-	if (search(ld, c, base, LDAP_SCOPE_SUBTREE, filter, attrs, &res, e) != 0)
-		goto done;
-	if ((out->path = strv_new(ldap_count_entries(ld, res))) == NULL)
-		goto nomem;
-	for (m = ldap_first_entry(ld, res); m; m = ldap_next_entry(ld, m)) {
-		char *dn = ldap_get_dn(ld, m), *k;
+	for (m = ldap_first_entry(ld, res); m && rc == 0; m = ldap_next_entry(ld, m)) {
+		char *dn = ldap_get_dn(ld, m);
 
 		if (dn && dn_path(dn, base, path, sizeof(path)) == 0 && path[0] &&
-		    path_check(path, "path", NULL) == 0) {
-			if ((k = out->path[out->n] = strdup(path)) == NULL) {
-				ldap_memfree(dn);
-				goto nomem;
-			}
-			out->n++;
-			strmap_put(&out->has, k, (void *)1, &failed);
-			if (failed) {
-				ldap_memfree(dn);
-				goto nomem;
-			}
-		}
+		    path_check(path, "path", NULL) == 0 && add_node(out, path) != 0)
+			rc = oom(e);
 		ldap_memfree(dn);
 	}
-	rc = 0;
-	goto done;
-nomem:
-	oom(e);
 done:
 	ldap_msgfree(res);
 	free(base);
 	return rc;
+}
+
+/* Cell entry m, called name, into v; -1 when out of memory. */
+static int
+add_cell(LDAP *ld, LDAPMessage *m, const char *name, struct dview *v)
+{
+	struct dview_cell *dc;
+	int failed;
+
+	if ((dc = calloc(1, sizeof(*dc))) == NULL)
+		return -1;
+	if ((dc->name = strdup(name)) == NULL || (dc->grants = pool_cell_vals(ld, m)) == NULL) {
+		cell_free(dc);
+		return -1;
+	}
+	dc->ngrants = strv_len(dc->grants);
+	ldapc_get_buf(ld, m, "entryCSN", dc->csn, sizeof(dc->csn));
+	strmap_put(&v->cells, dc->name, dc, &failed);
+	if (failed)
+		cell_free(dc);
+	return failed ? -1 : 0;
 }
 
 static int
@@ -149,41 +165,19 @@ read_cells(LDAP *ld, const struct cfg *c, struct dview *v, struct err *e)
 {
 	char *attrs[] = { "privGrant", "privPool", "entryCSN", NULL }, name[CELL_MAX_LEN + 1];
 	LDAPMessage *res = NULL, *m;
-	int rc = -1, failed;
+	int rc;
 
 	if (search(ld, c, v->cells_dn, LDAP_SCOPE_ONELEVEL, "(objectClass=privCell)", attrs,
 	    &res, e) != 0)
 		return -1;
-	for (m = ldap_first_entry(ld, res); m; m = ldap_next_entry(ld, m)) {
+	for (rc = 0, m = ldap_first_entry(ld, res); m && rc == 0; m = ldap_next_entry(ld, m)) {
 		char *dn = ldap_get_dn(ld, m);
-		struct dview_cell *dc;
 
-		if (dn == NULL || dn_leaf_cn(dn, v->cells_dn, name, sizeof(name)) != 0) {
-			ldap_memfree(dn);
-			continue;
-		}
+		if (dn && dn_leaf_cn(dn, v->cells_dn, name, sizeof(name)) == 0 &&
+		    add_cell(ld, m, name, v) != 0)
+			rc = oom(e);
 		ldap_memfree(dn);
-		if ((dc = calloc(1, sizeof(*dc))) == NULL || (dc->name = strdup(name)) == NULL) {
-			free(dc);
-			goto nomem;
-		}
-		if ((dc->grants = pool_cell_vals(ld, m)) == NULL) {
-			cell_free(dc);
-			goto nomem;
-		}
-		dc->ngrants = strv_len(dc->grants);
-		ldapc_get_buf(ld, m, "entryCSN", dc->csn, sizeof(dc->csn));
-		strmap_put(&v->cells, dc->name, dc, &failed);
-		if (failed) {
-			cell_free(dc);
-			goto nomem;
-		}
 	}
-	rc = 0;
-	goto done;
-nomem:
-	oom(e);
-done:
 	ldap_msgfree(res);
 	return rc;
 }

@@ -228,9 +228,9 @@ quota_write(LDAP *ld, const struct quota_req *q, const struct draw_req *d,
 {
 	switch (d->op) {
 	case DRAW_CHARGE:
-		return quota_charge(ld, q, d->rid, d->amount, d->partial, d->meta, r, e);
 	case DRAW_HOLD:
-		return quota_hold(ld, q, d->rid, d->amount, d->ttl, d->meta, r, e);
+		return quota_take(ld, q, d->rid, d->amount, d->op == DRAW_CHARGE && d->partial,
+		    d->op == DRAW_HOLD ? d->ttl : 0, d->meta, r, e);
 	case DRAW_REFUND:
 		return quota_refund(ld, q, d->rid, d->charge_id, d->amount, r, e);
 	case DRAW_COMMIT:

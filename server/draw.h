@@ -60,7 +60,7 @@ struct draw_ops {
 	/* as quota_seen */
 	int (*seen)(LDAP *ld, const struct quota_req *q, const char *rid, int hold,
 	    long long amount, struct quota_res *r, struct err *e);
-	/* the write itself: quota_charge, quota_hold, ... by d->op */
+	/* the write itself: quota_take, quota_refund, ... by d->op */
 	int (*write)(LDAP *ld, const struct quota_req *q, const struct draw_req *d,
 	    struct quota_res *r, struct err *e);
 };

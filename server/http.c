@@ -185,27 +185,27 @@ http_error(struct req *r, int status, const char *code, const char *field,
 enum MHD_Result
 http_err(struct req *r, const struct err *e, const char *code)
 {
-	switch (e->code) {
-	case ERR_INVALID:
-		return http_error(r, 400, code, e->key, "%s", e->msg);
-	case ERR_NOT_FOUND:
-		return http_error(r, 404, "not_found", e->key, "%s", e->msg);
-	case ERR_CONFLICT:
-		return http_error(r, 409, "conflict", e->key, "%s", e->msg);
-	case ERR_UNAVAILABLE:
-		return http_error(r, 503, "ldap_unavailable", NULL, "%s", e->msg);
-	case ERR_FORBIDDEN:
-		return http_error(r, 403, "forbidden", e->key, "%s", e->msg);
-	case ERR_STOPPING:
-		return http_error(r, 503, "stopping", e->key, "%s", e->msg);
-	case ERR_SCHEMA:
-		return http_error(r, 503, "directory_schema", NULL, "%s", e->msg);
-	case ERR_NONE:
-	case ERR_INTERNAL:
-		break;
-	}
-	log_warn("internal error: %s", e->msg);
-	return http_error(r, 500, "internal", NULL, "%s", e->msg);
+	/* each code's status, error name (NULL: the caller's) and whether it names a field */
+	static const struct {
+		int status;
+		const char *error;
+		int field;
+	} as[] = {
+		[ERR_NONE] = { 500, "internal", 0 },
+		[ERR_INVALID] = { 400, NULL, 1 },
+		[ERR_NOT_FOUND] = { 404, "not_found", 1 },
+		[ERR_CONFLICT] = { 409, "conflict", 1 },
+		[ERR_UNAVAILABLE] = { 503, "ldap_unavailable", 0 },
+		[ERR_FORBIDDEN] = { 403, "forbidden", 1 },
+		[ERR_STOPPING] = { 503, "stopping", 1 },
+		[ERR_SCHEMA] = { 503, "directory_schema", 0 },
+		[ERR_INTERNAL] = { 500, "internal", 0 },
+	};
+
+	if (as[e->code].status == 500)
+		log_warn("internal error: %s", e->msg);
+	return http_error(r, as[e->code].status, as[e->code].error ? as[e->code].error : code,
+	    as[e->code].field ? e->key : NULL, "%s", e->msg);
 }
 
 const char *

@@ -132,8 +132,8 @@ exceeded(const struct quota_req *q, struct quota_res *r, struct err *e,
 }
 
 /* Charges and holds: raise privUsed (and privHeld) within the limit. */
-static int
-take(LDAP *ld, const struct quota_req *q, const char *rid, long long amount,
+int
+quota_take(LDAP *ld, const struct quota_req *q, const char *rid, long long amount,
     int partial, long ttl_s, const char *metadata, struct quota_res *r,
     struct err *e)
 {
@@ -146,6 +146,7 @@ take(LDAP *ld, const struct quota_req *q, const char *rid, long long amount,
 	int rc, ret = -1;
 	long long credit, nseg, n = amount, away = 0;
 
+	memset(r, 0, sizeof(*r));
 	memset(&o, 0, sizeof(o));
 	if (period_key(q->cfg, q->kind, q->now, r->period, e) != 0)
 		return uent_refuse(r, e, ERR_CONFLICT, QUOTA_NO_PERIOD, "period", "%s", e->msg);
@@ -220,14 +221,7 @@ take(LDAP *ld, const struct quota_req *q, const char *rid, long long amount,
 			r->amount = n;
 			r->state = ttl_s > 0 ? "open" : NULL;
 			ret = 0;
-			if (uent_read(ld, q->cfg, t.udn, t.key, 0, &st, e) != 0) {
-				/* it landed: the sync stream brings the counters */
-				log_warn("quota: %s landed, reading it back failed: %s", t.key, e->msg);
-				memset(e, 0, sizeof(*e));
-				usage_get(t.key, &st.u);
-			}
-			r->u = st.u;
-			uent_move(ld, q, t.udn, t.key);
+			uent_landed(ld, q, &t, &st, r, e);
 			goto done;
 		case LDAP_TYPE_OR_VALUE_EXISTS:
 			/* the request id is there already */
@@ -298,15 +292,6 @@ done:
 }
 
 int
-quota_charge(LDAP *ld, const struct quota_req *q, const char *rid,
-    long long amount, int partial, const char *metadata, struct quota_res *r,
-    struct err *e)
-{
-	memset(r, 0, sizeof(*r));
-	return take(ld, q, rid, amount, partial, 0, metadata, r, e);
-}
-
-int
 quota_seen(LDAP *ld, const struct quota_req *q, const char *rid, int hold,
     long long amount, struct quota_res *r, struct err *e)
 {
@@ -324,15 +309,6 @@ quota_seen(LDAP *ld, const struct quota_req *q, const char *rid, int hold,
 	uent_free(&st);
 	free(t.udn);
 	return rc;
-}
-
-int
-quota_hold(LDAP *ld, const struct quota_req *q, const char *rid,
-    long long amount, long ttl_s, const char *metadata, struct quota_res *r,
-    struct err *e)
-{
-	memset(r, 0, sizeof(*r));
-	return take(ld, q, rid, amount, 0, ttl_s, metadata, r, e);
 }
 
 int
@@ -386,11 +362,8 @@ quota_credit(LDAP *ld, const struct quota_req *q, const char *rid,
 		rc = wop_run(ld, &o);
 		if (rc == LDAP_SUCCESS) {
 			r->amount = amount;
-			uent_read(ld, q->cfg, t.udn, t.key, 0, &st, e);
-			memset(e, 0, sizeof(*e));
-			r->u = st.u;
 			ret = 0;
-			uent_move(ld, q, t.udn, t.key);
+			uent_landed(ld, q, &t, &st, r, e);
 			goto done;
 		}
 		if (rc == LDAP_TYPE_OR_VALUE_EXISTS)

@@ -72,14 +72,13 @@ struct quota_res {
  * limit + credit. 0 when it landed or was a replay; -1 with e (ERR_CONFLICT
  * and r->why for refusals, ERR_UNAVAILABLE when LDAP is down).
  */
-int quota_charge(LDAP *ld, const struct quota_req *q, const char *rid,
-    long long amount, int partial, const char *metadata, struct quota_res *r,
-    struct err *e);
+/* A charge, or with ttl_s > 0 a hold for that long; partial: a charge
+ * takes what is left when not all of amount is. */
+int quota_take(LDAP *ld, const struct quota_req *q, const char *rid,
+    long long amount, int partial, long ttl_s, const char *metadata,
+    struct quota_res *r, struct err *e);
 int quota_refund(LDAP *ld, const struct quota_req *q, const char *rid,
     const char *charge_id, long long amount, struct quota_res *r, struct err *e);
-int quota_hold(LDAP *ld, const struct quota_req *q, const char *rid,
-    long long amount, long ttl_s, const char *metadata, struct quota_res *r,
-    struct err *e);
 /* Commit (amount <= held) or, with release, give back all of hold id. */
 int quota_settle(LDAP *ld, const struct quota_req *q, const char *id,
     int release, long long amount, struct quota_res *r, struct err *e);

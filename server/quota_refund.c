@@ -106,11 +106,8 @@ quota_refund(LDAP *ld, const struct quota_req *q, const char *rid,
 		if (rc == LDAP_SUCCESS) {
 			r->amount = amount;
 			r->refundable -= amount;
-			uent_read(ld, q->cfg, t.udn, t.key, 0, &st, e);
-			memset(e, 0, sizeof(*e));	/* it landed; a failed read-back is no error */
 			ret = 0;
-			r->u = st.u;
-			uent_move(ld, q, t.udn, t.key);
+			uent_landed(ld, q, &t, &st, r, e);
 			goto done;
 		}
 		if (rc != LDAP_TYPE_OR_VALUE_EXISTS && rc != LDAP_NO_SUCH_ATTRIBUTE &&

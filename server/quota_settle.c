@@ -164,11 +164,8 @@ quota_settle(LDAP *ld, const struct quota_req *q, const char *id, int release,
 		if (rc == LDAP_SUCCESS) {
 			r->amount = amount;
 			r->released = h - amount;
-			uent_read(ld, q->cfg, t.udn, t.key, 0, &st, e);
-			memset(e, 0, sizeof(*e));
-			r->u = st.u;
 			ret = 0;
-			uent_move(ld, q, t.udn, t.key);
+			uent_landed(ld, q, &t, &st, r, e);
 			goto done;
 		}
 		if (rc != LDAP_NO_SUCH_ATTRIBUTE) {

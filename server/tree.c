@@ -139,6 +139,28 @@ has_node(const struct tview *v, const char *path)
 	return path[0] == '\0' || strmap_get(&v->nodes->has, path) != NULL;
 }
 
+/*
+ * The end of a delete or move planned into before and after (rc 0): the
+ * change run, unless a dry run; then what it held freed. rc, or chg_run's.
+ */
+static int
+finish(LDAP *ld, const struct cfg *c, const struct chg_req *rq, struct chg_list *before,
+    struct chg_list *after, struct tview *v, int rc, int dry_run, struct apply_summary *sum,
+    struct err *e)
+{
+	struct chg_result res;
+
+	if (rc == 0 && !dry_run && (rc = chg_run(ld, c, rq, before, after, &v->d, &res, e)) == 0)
+		snprintf(sum->import_id, sizeof(sum->import_id), "%s", res.id);
+	if (rc != 0)
+		apply_summary_free(sum);
+	chg_list_free(before);
+	chg_list_free(after);
+	view_free(v);
+	ldapc_close(ld);
+	return rc;
+}
+
 static const char *
 side_name(enum tree_side side)
 {
@@ -170,7 +192,6 @@ tree_delete(const struct cfg *c, enum tree_side side, const char *path,
     const struct chg_req *rq, struct apply_summary *sum, struct err *e)
 {
 	struct chg_list before = { NULL, 0, 0 }, after = { NULL, 0, 0 };
-	struct chg_result res;
 	struct tview v;
 	char names[256] = "", cells[256] = "", kind = side == TREE_REASONS ? CHG_REASON : CHG_ORG;
 	size_t i, j, grants = 0, ncells = 0;
@@ -237,20 +258,12 @@ tree_delete(const struct cfg *c, enum tree_side side, const char *path,
 		    chg_put(&after, kind, 0, v.nodes->path[i], NULL, 0) != 0 ||
 		    apply_note(sum, "- %s %s", side_name(side), v.nodes->path[i]) != 0))
 			goto nomem;
-	rc = dry_run ? 0 : chg_run(ld, c, rq, &before, &after, &v.d, &res, e);
-	if (rc == 0 && !dry_run)
-		snprintf(sum->import_id, sizeof(sum->import_id), "%s", res.id);
+	rc = 0;
 	goto done;
 nomem:
 	oom(e);
 done:
-	if (rc != 0)
-		apply_summary_free(sum);
-	chg_list_free(&before);
-	chg_list_free(&after);
-	view_free(&v);
-	ldapc_close(ld);
-	return rc;
+	return finish(ld, c, rq, &before, &after, &v, rc, dry_run, sum, e);
 }
 
 /* The path to after a move of from to to: p with its prefix from replaced. */
@@ -266,7 +279,6 @@ tree_move(const struct cfg *c, enum tree_side side, const char *from,
     const struct chg_req *rq, struct apply_summary *sum, struct err *e)
 {
 	struct chg_list before = { NULL, 0, 0 }, after = { NULL, 0, 0 };
-	struct chg_result res;
 	struct tview v;
 	char parent[PATH_MAX_LEN + 1], np[PATH_MAX_LEN + 1];
 	char reason[PATH_MAX_LEN + 1], org[PATH_MAX_LEN + 1], name[CELL_MAX_LEN + 1];
@@ -358,18 +370,10 @@ tree_move(const struct cfg *c, enum tree_side side, const char *from,
 			goto nomem;
 		sum->accounts_changed++;
 	}
-	rc = dry_run ? 0 : chg_run(ld, c, rq, &before, &after, &v.d, &res, e);
-	if (rc == 0 && !dry_run)
-		snprintf(sum->import_id, sizeof(sum->import_id), "%s", res.id);
+	rc = 0;
 	goto done;
 nomem:
 	oom(e);
 done:
-	if (rc != 0)
-		apply_summary_free(sum);
-	chg_list_free(&before);
-	chg_list_free(&after);
-	view_free(&v);
-	ldapc_close(ld);
-	return rc;
+	return finish(ld, c, rq, &before, &after, &v, rc, dry_run, sum, e);
 }

@@ -395,3 +395,17 @@ done:
 	free(root);
 	return rc;
 }
+
+void
+uent_landed(LDAP *ld, const struct quota_req *q, const struct uent_target *t,
+    struct uent_state *st, struct quota_res *r, struct err *e)
+{
+	if (uent_read(ld, q->cfg, t->udn, t->key, 0, st, e) != 0) {
+		/* it landed: the sync stream brings the counters */
+		log_warn("quota: %s landed, reading it back failed: %s", t->key, e->msg);
+		memset(e, 0, sizeof(*e));
+		usage_get(t->key, &st->u);
+	}
+	r->u = st->u;
+	uent_move(ld, q, t->udn, t->key);
+}

@@ -116,4 +116,12 @@ int uent_find(LDAP *ld, const struct quota_req *q, const char *id, const char *i
     const char *kind, struct quota_res *r, struct uent_target *t, struct uent_state *st,
     struct err *e);
 
+/*
+ * After a write of q landed on t: its counters read back into st and r->u
+ * (a failed read is no error: the write landed, and the table has them
+ * from the sync stream), and the settled ledger moved out (uent_move).
+ */
+void uent_landed(LDAP *ld, const struct quota_req *q, const struct uent_target *t,
+    struct uent_state *st, struct quota_res *r, struct err *e);
+
 #endif

@@ -25,4 +25,16 @@ int fx_teardown(void **state);
 struct snap *fx_snap(const struct cfg *c, const char *const *reasons,
     const char *const *orgs, const char *const *cells, const char *const *accounts);
 
+/* A unit test file's main: its tests, run as one group called name
+ * (FX_GROUP: with a group setup and teardown, such as fx_setup). */
+#define FX_GROUP(name, setup, teardown, ...)				\
+int									\
+main(void)								\
+{									\
+	const struct CMUnitTest tests[] = { __VA_ARGS__ };		\
+									\
+	return cmocka_run_group_tests_name(name, tests, setup, teardown);	\
+}
+#define FX_MAIN(name, ...)	FX_GROUP(name, NULL, NULL, __VA_ARGS__)
+
 #endif

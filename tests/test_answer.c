@@ -73,12 +73,5 @@ answer_matches_resolution(void **state)
 	snap_free(s);
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(answer_matches_resolution),
-	};
-
-	return cmocka_run_group_tests_name("answer", tests, fx_setup, fx_teardown);
-}
+FX_GROUP("answer", fx_setup, fx_teardown,
+    cmocka_unit_test(answer_matches_resolution))

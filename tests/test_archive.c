@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
 #include "archive.h"
 #include "strv.h"
 
@@ -134,15 +135,8 @@ segment_names_and_assertions(void **state)
 	free(s);
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(moves_all_but_the_newest),
-		cmocka_unit_test(open_holds_stay),
-		cmocka_unit_test(a_small_window_stays),
-		cmocka_unit_test(segment_names_and_assertions),
-	};
-
-	return cmocka_run_group_tests_name("archive", tests, NULL, NULL);
-}
+FX_MAIN("archive",
+    cmocka_unit_test(moves_all_but_the_newest),
+    cmocka_unit_test(open_holds_stay),
+    cmocka_unit_test(a_small_window_stays),
+    cmocka_unit_test(segment_names_and_assertions))

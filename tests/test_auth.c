@@ -53,13 +53,6 @@ bearer(void **state)
 	cfg_free(c);
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(hash_vector),
-		cmocka_unit_test(bearer),
-	};
-
-	return cmocka_run_group_tests_name("auth", tests, NULL, NULL);
-}
+FX_MAIN("auth",
+    cmocka_unit_test(hash_vector),
+    cmocka_unit_test(bearer))

@@ -7,6 +7,7 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
 #include "away.h"
 #include "wop.h"
 
@@ -64,13 +65,6 @@ swap(void **state)
 	wop_free(&o);
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(allowance),
-		cmocka_unit_test(swap),
-	};
-
-	return cmocka_run_group_tests_name("away", tests, NULL, NULL);
-}
+FX_MAIN("away",
+    cmocka_unit_test(allowance),
+    cmocka_unit_test(swap))

@@ -8,6 +8,7 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
 #include "body.h"
 #include "quota.h"
 
@@ -102,14 +103,7 @@ strings_bounded(void **state)
 	json_decref(o);
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(objects_only_with_known_fields),
-		cmocka_unit_test(fields_by_type_and_range),
-		cmocka_unit_test(strings_bounded),
-	};
-
-	return cmocka_run_group_tests_name("body", tests, NULL, NULL);
-}
+FX_MAIN("body",
+    cmocka_unit_test(objects_only_with_known_fields),
+    cmocka_unit_test(fields_by_type_and_range),
+    cmocka_unit_test(strings_bounded))

@@ -8,6 +8,7 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
 #include "change.h"
 
 static void
@@ -75,14 +76,7 @@ malformed(void **state)
 	chg_obj_free(&o);
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(round_trip),
-		cmocka_unit_test(the_whole_model_cell),
-		cmocka_unit_test(malformed),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+FX_MAIN("change",
+    cmocka_unit_test(round_trip),
+    cmocka_unit_test(the_whole_model_cell),
+    cmocka_unit_test(malformed))

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
 #include "config.h"
 
 #define BASE \
@@ -315,23 +316,16 @@ token_key_file(void **state)
 	    "ui.token_key_file: cannot read '/nonexistent/key'");
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(full_config),
-		cmocka_unit_test(defaults),
-		cmocka_unit_test(unknown_keys),
-		cmocka_unit_test(bad_types),
-		cmocka_unit_test(write_providers),
-		cmocka_unit_test(missing_values),
-		cmocka_unit_test(inconsistent_values),
-		cmocka_unit_test(bad_keys),
-		cmocka_unit_test(yaml_syntax_error),
-		cmocka_unit_test(password_file),
-		cmocka_unit_test(development_secrets),
-		cmocka_unit_test(token_key_file),
-	};
-
-	return cmocka_run_group_tests_name("config", tests, NULL, NULL);
-}
+FX_MAIN("config",
+    cmocka_unit_test(full_config),
+    cmocka_unit_test(defaults),
+    cmocka_unit_test(unknown_keys),
+    cmocka_unit_test(bad_types),
+    cmocka_unit_test(write_providers),
+    cmocka_unit_test(missing_values),
+    cmocka_unit_test(inconsistent_values),
+    cmocka_unit_test(bad_keys),
+    cmocka_unit_test(yaml_syntax_error),
+    cmocka_unit_test(password_file),
+    cmocka_unit_test(development_secrets),
+    cmocka_unit_test(token_key_file))

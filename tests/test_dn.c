@@ -8,6 +8,7 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
 #include "dn.h"
 
 #define BASE "ou=reasons,ou=privileges,dc=example,dc=edu"
@@ -52,13 +53,6 @@ escaping(void **state)
 	free(dn);
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(node_round_trip),
-		cmocka_unit_test(escaping),
-	};
-
-	return cmocka_run_group_tests_name("dn", tests, NULL, NULL);
-}
+FX_MAIN("dn",
+    cmocka_unit_test(node_round_trip),
+    cmocka_unit_test(escaping))

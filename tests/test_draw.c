@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
 #include "draw.h"
 #include "indoubt.h"
 
@@ -363,19 +364,12 @@ fallback_other_refusal_stops(void **state)
 	assert_int_equal(fq_of("pool:eng")->used, 0);
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup(goes_home, setup),
-		cmocka_unit_test_setup(in_doubt_waits_for_home, setup),
-		cmocka_unit_test_setup(refusal_ends_doubt, setup),
-		cmocka_unit_test_setup(fallback_personal_first, setup),
-		cmocka_unit_test_setup(fallback_most_specific_pool_with_room, setup),
-		cmocka_unit_test_setup(fallback_retry_is_a_replay, setup),
-		cmocka_unit_test_setup(fallback_nowhere, setup),
-		cmocka_unit_test_setup(fallback_other_refusal_stops, setup),
-	};
-
-	return cmocka_run_group_tests_name("draw", tests, NULL, NULL);
-}
+FX_MAIN("draw",
+    cmocka_unit_test_setup(goes_home, setup),
+    cmocka_unit_test_setup(in_doubt_waits_for_home, setup),
+    cmocka_unit_test_setup(refusal_ends_doubt, setup),
+    cmocka_unit_test_setup(fallback_personal_first, setup),
+    cmocka_unit_test_setup(fallback_most_specific_pool_with_room, setup),
+    cmocka_unit_test_setup(fallback_retry_is_a_replay, setup),
+    cmocka_unit_test_setup(fallback_nowhere, setup),
+    cmocka_unit_test_setup(fallback_other_refusal_stops, setup))

@@ -114,13 +114,6 @@ empty_model(void **state)
 	snap_free(s);
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(round_trip),
-		cmocka_unit_test(empty_model),
-	};
-
-	return cmocka_run_group_tests_name("export", tests, fx_setup, fx_teardown);
-}
+FX_GROUP("export", fx_setup, fx_teardown,
+    cmocka_unit_test(round_trip),
+    cmocka_unit_test(empty_model))

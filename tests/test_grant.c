@@ -163,17 +163,10 @@ uids(void **state)
 	assert_int_not_equal(uid_check("a b", &e), 0);
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(grant_forms),
-		cmocka_unit_test(grant_errors),
-		cmocka_unit_test(grant_from_import_values),
-		cmocka_unit_test(paths),
-		cmocka_unit_test(cells),
-		cmocka_unit_test(uids),
-	};
-
-	return cmocka_run_group_tests_name("grant", tests, fx_setup, fx_teardown);
-}
+FX_GROUP("grant", fx_setup, fx_teardown,
+    cmocka_unit_test(grant_forms),
+    cmocka_unit_test(grant_errors),
+    cmocka_unit_test(grant_from_import_values),
+    cmocka_unit_test(paths),
+    cmocka_unit_test(cells),
+    cmocka_unit_test(uids))

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "fixture.h"
 #include <ldap.h>
 
 #include "ldapconn.h"
@@ -44,13 +46,6 @@ the_others_as_before(void **state)
 	assert_int_equal(e.code, ERR_INTERNAL);
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(schema_errors_name_the_fix),
-		cmocka_unit_test(the_others_as_before),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+FX_MAIN("ldapfail",
+    cmocka_unit_test(schema_errors_name_the_fix),
+    cmocka_unit_test(the_others_as_before))

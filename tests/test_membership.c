@@ -153,15 +153,8 @@ the_snapshot_judges_at_its_moment(void **state)
 	cfg_free(c);
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(dates_parse),
-		cmocka_unit_test(terms_give_their_bounds),
-		cmocka_unit_test(encode_split_and_lay_over),
-		cmocka_unit_test(the_snapshot_judges_at_its_moment),
-	};
-
-	return cmocka_run_group_tests_name("membership", tests, NULL, NULL);
-}
+FX_MAIN("membership",
+    cmocka_unit_test(dates_parse),
+    cmocka_unit_test(terms_give_their_bounds),
+    cmocka_unit_test(encode_split_and_lay_over),
+    cmocka_unit_test(the_snapshot_judges_at_its_moment))

@@ -7,6 +7,7 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
 #include "config.h"
 #include "period.h"
 
@@ -61,10 +62,4 @@ periods(void **state)
 	cfg_free(c);
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = { cmocka_unit_test(periods) };
-
-	return cmocka_run_group_tests_name("period", tests, NULL, NULL);
-}
+FX_MAIN("period", cmocka_unit_test(periods))

@@ -240,21 +240,14 @@ import_reads_pools(void **state)
 	cfg_free(c);
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(covers_along_both_trees),
-		cmocka_unit_test(covers_internal_organisation_nodes),
-		cmocka_unit_test(covers_empty_sides),
-		cmocka_unit_test(why_in_words),
-		cmocka_unit_test(depth_orders_specificity),
-		cmocka_unit_test(pool_text_round_trip),
-		cmocka_unit_test(account_pools_most_specific_first),
-		cmocka_unit_test(limit_is_not_a_grant),
-		cmocka_unit_test(cell_values_split_for_ldap),
-		cmocka_unit_test(import_reads_pools),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+FX_MAIN("pool",
+    cmocka_unit_test(covers_along_both_trees),
+    cmocka_unit_test(covers_internal_organisation_nodes),
+    cmocka_unit_test(covers_empty_sides),
+    cmocka_unit_test(why_in_words),
+    cmocka_unit_test(depth_orders_specificity),
+    cmocka_unit_test(pool_text_round_trip),
+    cmocka_unit_test(account_pools_most_specific_first),
+    cmocka_unit_test(limit_is_not_a_grant),
+    cmocka_unit_test(cell_values_split_for_ldap),
+    cmocka_unit_test(import_reads_pools))

@@ -389,28 +389,21 @@ rule4_set_union_with_an_empty_membership(void **state)
 	snap_free(s);
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(rule1_covering_cells_apply),
-		cmocka_unit_test(rule2_most_specific_wins),
-		cmocka_unit_test(rule2_specific_on_one_axis),
-		cmocka_unit_test(rule2_set_elements_independent),
-		cmocka_unit_test(rule3_flag_tie_deny_wins),
-		cmocka_unit_test(rule3_set_tie_deny_wins),
-		cmocka_unit_test(rule3_number_tie_combine),
-		cmocka_unit_test(rule4_across_memberships),
-		cmocka_unit_test(rule4_set_deny_stays_in_its_membership),
-		cmocka_unit_test(rule5_no_grant_defaults),
-		cmocka_unit_test(internal_organisation_node),
-		cmocka_unit_test(empty_sides),
-		cmocka_unit_test(prefix_is_by_segment),
-		cmocka_unit_test(provenance_reasons),
-		cmocka_unit_test(bad_entries_are_skipped),
-		cmocka_unit_test(reason_leaves),
-		cmocka_unit_test(rule4_set_union_with_an_empty_membership),
-	};
-
-	return cmocka_run_group_tests_name("resolve", tests, fx_setup, fx_teardown);
-}
+FX_GROUP("resolve", fx_setup, fx_teardown,
+    cmocka_unit_test(rule1_covering_cells_apply),
+    cmocka_unit_test(rule2_most_specific_wins),
+    cmocka_unit_test(rule2_specific_on_one_axis),
+    cmocka_unit_test(rule2_set_elements_independent),
+    cmocka_unit_test(rule3_flag_tie_deny_wins),
+    cmocka_unit_test(rule3_set_tie_deny_wins),
+    cmocka_unit_test(rule3_number_tie_combine),
+    cmocka_unit_test(rule4_across_memberships),
+    cmocka_unit_test(rule4_set_deny_stays_in_its_membership),
+    cmocka_unit_test(rule5_no_grant_defaults),
+    cmocka_unit_test(internal_organisation_node),
+    cmocka_unit_test(empty_sides),
+    cmocka_unit_test(prefix_is_by_segment),
+    cmocka_unit_test(provenance_reasons),
+    cmocka_unit_test(bad_entries_are_skipped),
+    cmocka_unit_test(reason_leaves),
+    cmocka_unit_test(rule4_set_union_with_an_empty_membership))

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
 #include "config.h"
 #include "retention.h"
 
@@ -95,13 +96,6 @@ between_terms_and_off(void **state)
 	cfg_free(c);
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(terms_months_weeks_years),
-		cmocka_unit_test(between_terms_and_off),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+FX_MAIN("retention",
+    cmocka_unit_test(terms_months_weeks_years),
+    cmocka_unit_test(between_terms_and_off))

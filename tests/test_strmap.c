@@ -8,6 +8,7 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
 #include "strmap.h"
 
 #define N 5000
@@ -48,10 +49,4 @@ put_get_del(void **state)
 	strmap_free(&m);
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = { cmocka_unit_test(put_get_del) };
-
-	return cmocka_run_group_tests_name("strmap", tests, NULL, NULL);
-}
+FX_MAIN("strmap", cmocka_unit_test(put_get_del))

@@ -67,13 +67,6 @@ nothing_to_change(void **state)
 	free(a);
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(keep_hash_drop),
-		cmocka_unit_test(nothing_to_change),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+FX_MAIN("titles",
+    cmocka_unit_test(keep_hash_drop),
+    cmocka_unit_test(nothing_to_change))

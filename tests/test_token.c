@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
 #include "config.h"
 #include "token.h"
 
@@ -173,16 +174,9 @@ reload_rotates_the_key_and_the_admins(void **state)
 	cfg_free(c);
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(config_reads_ui),
-		cmocka_unit_test(config_refuses_bad_ui),
-		cmocka_unit_test(tokens_sign_and_expire),
-		cmocka_unit_test(tokens_resist_tampering),
-		cmocka_unit_test(reload_rotates_the_key_and_the_admins),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+FX_MAIN("token",
+    cmocka_unit_test(config_reads_ui),
+    cmocka_unit_test(config_refuses_bad_ui),
+    cmocka_unit_test(tokens_sign_and_expire),
+    cmocka_unit_test(tokens_resist_tampering),
+    cmocka_unit_test(reload_rotates_the_key_and_the_admins))

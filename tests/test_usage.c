@@ -139,16 +139,9 @@ ledger_times(void **state)
 	assert_string_equal(out, "2027-01-01T00:00:00Z");
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(newer_csn_wins),
-		cmocka_unit_test(request_ids),
-		cmocka_unit_test(named_periods),
-		cmocka_unit_test(usage_dns),
-		cmocka_unit_test(ledger_times),
-	};
-
-	return cmocka_run_group_tests_name("usage", tests, NULL, NULL);
-}
+FX_MAIN("usage",
+    cmocka_unit_test(newer_csn_wins),
+    cmocka_unit_test(request_ids),
+    cmocka_unit_test(named_periods),
+    cmocka_unit_test(usage_dns),
+    cmocka_unit_test(ledger_times))

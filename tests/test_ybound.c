@@ -156,17 +156,10 @@ configuration_and_import_use_the_bounds(void **state)
 	free(bomb);
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(alias_bomb_refused_at_its_line),
-		cmocka_unit_test(a_few_shared_lists_load),
-		cmocka_unit_test(deep_nesting_refused_quickly),
-		cmocka_unit_test(alias_inside_itself_refused),
-		cmocka_unit_test(too_many_anchors_refused),
-		cmocka_unit_test(configuration_and_import_use_the_bounds),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+FX_MAIN("ybound",
+    cmocka_unit_test(alias_bomb_refused_at_its_line),
+    cmocka_unit_test(a_few_shared_lists_load),
+    cmocka_unit_test(deep_nesting_refused_quickly),
+    cmocka_unit_test(alias_inside_itself_refused),
+    cmocka_unit_test(too_many_anchors_refused),
+    cmocka_unit_test(configuration_and_import_use_the_bounds))
