@@ -10,6 +10,7 @@
 #include "pool.h"
 #include "log.h"
 #include "quota.h"
+#include "uentry.h"
 #include "resolve.h"
 #include "snapshot.h"
 #include "sync.h"
@@ -558,7 +559,7 @@ api_ledger(struct req *r)
 		snprintf(period, sizeof(period), "%s", ps);
 	} else if (period_key(r->cfg, q.kind, q.now, period, &e) != 0)
 		return http_error(r, 409, "no_period", "period", "%s", e.msg);
-	if ((udn = quota_usage_dn(r->cfg, q.uid, q.quota, period)) == NULL)
+	if ((udn = uent_usage_dn(r->cfg, q.uid, q.quota, period)) == NULL)
 		return http_error(r, 500, "internal", NULL, "out of memory");
 	if (ldpool_get_home(q.uid, &ld, &e) != 0) {
 		free(udn);

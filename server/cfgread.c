@@ -157,55 +157,9 @@ cfgr_pick(struct cfgr *x, const yaml_node_t *v, const char *key, const char *con
 	return cfgr_bad(x, v, key, msg, key);
 }
 
-enum type { T_INT, T_LLONG, T_SIZE, T_BOOL, T_DN, T_FILE, T_PICK };
-
-struct setting {
-	const char *name;	/* "section.key" */
-	enum type type;
-	size_t off;		/* in struct cfg */
-	long lo, hi;		/* numbers */
-	const char *const *names;	/* T_PICK: the words, in the order of their values */
-	int nnames;
-};
-
-static const char *const titles_names[] = { "keep", "hash", "drop" };
-
-#define AT(f)	offsetof(struct cfg, f)
-
-static const struct setting settings[] = {
-	{ "http.threads", T_INT, AT(threads), 1, 64, NULL, 0 },
-	{ "http.max_body", T_SIZE, AT(max_body), 1024, 64L << 20, NULL, 0 },
-	{ "http.connection_timeout", T_INT, AT(conn_timeout_s), 1, 3600, NULL, 0 },
-	{ "http.connection_limit", T_INT, AT(conn_limit), 1, 100000, NULL, 0 },
-	{ "http.connections_per_address", T_INT, AT(conns_per_addr), 1, 100000, NULL, 0 },
-	{ "http.request_timeout", T_INT, AT(request_timeout_s), 1, 3600, NULL, 0 },
-	{ "http.shutdown_grace", T_INT, AT(shutdown_grace_s), 1, 600, NULL, 0 },
-	{ "http.metrics_public", T_BOOL, AT(metrics_public), 0, 0, NULL, 0 },
-	{ "http.tls_cert", T_FILE, AT(tls_cert), 0, 0, NULL, 0 },
-	{ "http.tls_key", T_FILE, AT(tls_key), 0, 0, NULL, 0 },
-	{ "ldap.bind_dn", T_DN, AT(bind_dn), 0, 0, NULL, 0 },
-	{ "ldap.base", T_DN, AT(base_dn), 0, 0, NULL, 0 },
-	{ "ldap.people", T_DN, AT(people_dn), 0, 0, NULL, 0 },
-	{ "ldap.create_people", T_BOOL, AT(create_people), 0, 0, NULL, 0 },
-	{ "ldap.away_allowance", T_LLONG, AT(away_allowance), 0, 1000000000L, NULL, 0 },
-	{ "ldap.timeout", T_INT, AT(ldap_timeout_s), 1, 300, NULL, 0 },
-	{ "ldap.starttls", T_BOOL, AT(ldap_starttls), 0, 0, NULL, 0 },
-	{ "ldap.ca_file", T_FILE, AT(ldap_ca_file), 0, 0, NULL, 0 },
-	{ "ldap.tls_verify", T_BOOL, AT(ldap_tls_verify), 0, 0, NULL, 0 },
-	{ "ldap.startup_timeout", T_INT, AT(startup_timeout_s), 0, 86400, NULL, 0 },
-	{ "ldap.bulk_timeout", T_INT, AT(ldap_bulk_timeout_s), 1, 3600, NULL, 0 },
-	{ "ldap.reconnect_max_ms", T_INT, AT(reconnect_max_ms), 10, 3600000, NULL, 0 },
-	{ "model.reasons_leaf_only", T_BOOL, AT(reason_leaf_only), 0, 0, NULL, 0 },
-	{ "ledger.titles", T_PICK, AT(ledger_titles), 0, 0, titles_names, 3 },
-	{ "ledger.self_read", T_BOOL, AT(ledger_self_read), 0, 0, NULL, 0 },
-	{ "ledger.retention", T_INT, AT(ledger_retention), 0, 1000, NULL, 0 },
-	{ "imports.stale_after", T_INT, AT(import_stale_after_s), 1, 30 * 86400, NULL, 0 },
-	{ "sessions.ttl", T_INT, AT(session_ttl_s), 60, 7 * 86400, NULL, 0 },
-	{ "ui.token_ttl", T_INT, AT(ui_token_ttl_s), 60, 86400, NULL, 0 },
-};
-
 int
-cfgr_scalar(struct cfgr *x, const char *section, const yaml_node_t *k, const yaml_node_t *v)
+cfgr_scalar(struct cfgr *x, const struct cfgr_setting *settings, size_t n_settings,
+    void *base, const char *section, const yaml_node_t *k, const yaml_node_t *v)
 {
 	const char *ks = ydoc_str(k);
 	char name[128];
@@ -215,32 +169,32 @@ cfgr_scalar(struct cfgr *x, const char *section, const yaml_node_t *k, const yam
 
 	if (ks == NULL || snprintf(name, sizeof(name), "%s.%s", section, ks) >= (int)sizeof(name))
 		return 0;
-	for (i = 0; i < sizeof(settings) / sizeof(settings[0]); i++)
+	for (i = 0; i < n_settings; i++)
 		if (strcmp(settings[i].name, name) == 0)
 			break;
-	if (i == sizeof(settings) / sizeof(settings[0]))
+	if (i == n_settings)
 		return 0;
-	at = (char *)x->c + settings[i].off;
+	at = (char *)base + settings[i].off;
 	switch (settings[i].type) {
-	case T_INT:
-	case T_LLONG:
-	case T_SIZE:
+	case CFGR_INT:
+	case CFGR_LLONG:
+	case CFGR_SIZE:
 		if (cfgr_int(x, v, settings[i].name, settings[i].lo, settings[i].hi, &n) != 0)
 			return -1;
-		if (settings[i].type == T_INT)
+		if (settings[i].type == CFGR_INT)
 			*(int *)at = (int)n;
-		else if (settings[i].type == T_LLONG)
+		else if (settings[i].type == CFGR_LLONG)
 			*(long long *)at = n;
 		else
 			*(size_t *)at = (size_t)n;
 		return 1;
-	case T_BOOL:
+	case CFGR_BOOL:
 		return cfgr_bool(x, v, settings[i].name, (int *)at) != 0 ? -1 : 1;
-	case T_DN:
+	case CFGR_DN:
 		return cfgr_dn(x, v, settings[i].name, (char **)at) != 0 ? -1 : 1;
-	case T_FILE:
+	case CFGR_FILE:
 		return cfgr_file(x, v, settings[i].name, (char **)at) != 0 ? -1 : 1;
-	case T_PICK:
+	case CFGR_PICK:
 		return cfgr_pick(x, v, settings[i].name, settings[i].names, settings[i].nnames,
 		    (int *)at) != 0 ? -1 : 1;
 	}

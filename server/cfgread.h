@@ -10,8 +10,9 @@
 
 #include <yaml.h>
 
-#include "config.h"
 #include "err.h"
+
+struct cfg;
 
 /* A configuration being read. */
 struct cfgr {
@@ -47,11 +48,25 @@ int cfgr_file(struct cfgr *x, const yaml_node_t *v, const char *what, char **out
 int cfgr_pick(struct cfgr *x, const yaml_node_t *v, const char *key, const char *const *names,
     int n, int *out);
 
+enum cfgr_type {
+	CFGR_INT, CFGR_LLONG, CFGR_SIZE, CFGR_BOOL, CFGR_DN, CFGR_FILE, CFGR_PICK,
+};
+
+/* A scalar setting: one row of a table (config.c keeps privd's). */
+struct cfgr_setting {
+	const char *name;	/* "section.key" */
+	enum cfgr_type type;
+	size_t off;		/* where it goes in the structure being filled */
+	long lo, hi;		/* numbers */
+	const char *const *names;	/* CFGR_PICK: the words, in the order of their values */
+	int nnames;
+};
+
 /*
- * Sets setting k of section from v when the table of scalar settings
- * holds it (range, type and all): 1 set, 0 not one of them, -1 and x->e.
+ * Sets setting k of section (into base) from v when the table holds it,
+ * range, type and all: 1 set, 0 not one of them, -1 and x->e.
  */
-int cfgr_scalar(struct cfgr *x, const char *section, const yaml_node_t *k,
-    const yaml_node_t *v);
+int cfgr_scalar(struct cfgr *x, const struct cfgr_setting *settings, size_t n_settings,
+    void *base, const char *section, const yaml_node_t *k, const yaml_node_t *v);
 
 #endif

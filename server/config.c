@@ -1,6 +1,7 @@
 /* config.c - parsing and checking the YAML configuration with libyaml. */
 #include <ctype.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,51 @@ dev_secret(struct cfgr *x, const yaml_node_t *v, const char *what)
 		x->dev_what = what;
 		x->dev_line = ydoc_line(v);
 	}
+}
+
+/* The scalar settings, a row each (cfgread.h). */
+static const char *const titles_names[] = { "keep", "hash", "drop" };
+
+#define AT(f)	offsetof(struct cfg, f)
+
+static const struct cfgr_setting settings[] = {
+	{ "http.threads", CFGR_INT, AT(threads), 1, 64, NULL, 0 },
+	{ "http.max_body", CFGR_SIZE, AT(max_body), 1024, 64L << 20, NULL, 0 },
+	{ "http.connection_timeout", CFGR_INT, AT(conn_timeout_s), 1, 3600, NULL, 0 },
+	{ "http.connection_limit", CFGR_INT, AT(conn_limit), 1, 100000, NULL, 0 },
+	{ "http.connections_per_address", CFGR_INT, AT(conns_per_addr), 1, 100000, NULL, 0 },
+	{ "http.request_timeout", CFGR_INT, AT(request_timeout_s), 1, 3600, NULL, 0 },
+	{ "http.shutdown_grace", CFGR_INT, AT(shutdown_grace_s), 1, 600, NULL, 0 },
+	{ "http.metrics_public", CFGR_BOOL, AT(metrics_public), 0, 0, NULL, 0 },
+	{ "http.tls_cert", CFGR_FILE, AT(tls_cert), 0, 0, NULL, 0 },
+	{ "http.tls_key", CFGR_FILE, AT(tls_key), 0, 0, NULL, 0 },
+	{ "ldap.bind_dn", CFGR_DN, AT(bind_dn), 0, 0, NULL, 0 },
+	{ "ldap.base", CFGR_DN, AT(base_dn), 0, 0, NULL, 0 },
+	{ "ldap.people", CFGR_DN, AT(people_dn), 0, 0, NULL, 0 },
+	{ "ldap.create_people", CFGR_BOOL, AT(create_people), 0, 0, NULL, 0 },
+	{ "ldap.away_allowance", CFGR_LLONG, AT(away_allowance), 0, 1000000000L, NULL, 0 },
+	{ "ldap.timeout", CFGR_INT, AT(ldap_timeout_s), 1, 300, NULL, 0 },
+	{ "ldap.starttls", CFGR_BOOL, AT(ldap_starttls), 0, 0, NULL, 0 },
+	{ "ldap.ca_file", CFGR_FILE, AT(ldap_ca_file), 0, 0, NULL, 0 },
+	{ "ldap.tls_verify", CFGR_BOOL, AT(ldap_tls_verify), 0, 0, NULL, 0 },
+	{ "ldap.startup_timeout", CFGR_INT, AT(startup_timeout_s), 0, 86400, NULL, 0 },
+	{ "ldap.bulk_timeout", CFGR_INT, AT(ldap_bulk_timeout_s), 1, 3600, NULL, 0 },
+	{ "ldap.reconnect_max_ms", CFGR_INT, AT(reconnect_max_ms), 10, 3600000, NULL, 0 },
+	{ "model.reasons_leaf_only", CFGR_BOOL, AT(reason_leaf_only), 0, 0, NULL, 0 },
+	{ "ledger.titles", CFGR_PICK, AT(ledger_titles), 0, 0, titles_names, 3 },
+	{ "ledger.self_read", CFGR_BOOL, AT(ledger_self_read), 0, 0, NULL, 0 },
+	{ "ledger.retention", CFGR_INT, AT(ledger_retention), 0, 1000, NULL, 0 },
+	{ "imports.stale_after", CFGR_INT, AT(import_stale_after_s), 1, 30 * 86400, NULL, 0 },
+	{ "sessions.ttl", CFGR_INT, AT(session_ttl_s), 60, 7 * 86400, NULL, 0 },
+	{ "ui.token_ttl", CFGR_INT, AT(ui_token_ttl_s), 60, 86400, NULL, 0 },
+};
+
+/* Setting k of section from v, when it is one of the table's. */
+static int
+scalar(struct cfgr *x, const char *section, const yaml_node_t *k, const yaml_node_t *v)
+{
+	return cfgr_scalar(x, settings, sizeof(settings) / sizeof(settings[0]), x->c, section,
+	    k, v);
 }
 
 static const char *type_names[] = { "flag", "set", "number", "quota" };
@@ -133,7 +179,7 @@ parse_http(struct cfgr *x, const yaml_node_t *m)
 		const char *ks = ydoc_str(k);
 		int rc;
 
-		if ((rc = cfgr_scalar(x, "http", k, v)) != 0) {
+		if ((rc = scalar(x, "http", k, v)) != 0) {
 			if (rc < 0)
 				return -1;
 			continue;
@@ -238,7 +284,7 @@ parse_ldap(struct cfgr *x, const yaml_node_t *m)
 		const char *ks = ydoc_str(k);
 		int rc;
 
-		if ((rc = cfgr_scalar(x, "ldap", k, v)) != 0) {
+		if ((rc = scalar(x, "ldap", k, v)) != 0) {
 			if (rc < 0)
 				return -1;
 			continue;
@@ -299,7 +345,7 @@ parse_model(struct cfgr *x, const yaml_node_t *m)
 		yaml_node_t *k = ydoc_get(x->doc, p->key), *v = ydoc_get(x->doc, p->value);
 		int rc;
 
-		if ((rc = cfgr_scalar(x, "model", k, v)) != 0) {
+		if ((rc = scalar(x, "model", k, v)) != 0) {
 			if (rc < 0)
 				return -1;
 			continue;
@@ -325,7 +371,7 @@ parse_table(struct cfgr *x, const yaml_node_t *m, const char *section)
 		return -1;
 	YDOC_PAIRS(m, p) {
 		yaml_node_t *k = ydoc_get(x->doc, p->key), *v = ydoc_get(x->doc, p->value);
-		int rc = cfgr_scalar(x, section, k, v);
+		int rc = scalar(x, section, k, v);
 
 		if (rc <= 0)
 			return rc < 0 ? -1 : cfgr_unknown(x, k, section);
@@ -347,7 +393,7 @@ parse_ui(struct cfgr *x, const yaml_node_t *m)
 		const char *ks = ydoc_str(k);
 		int rc;
 
-		if ((rc = cfgr_scalar(x, "ui", k, v)) != 0) {
+		if ((rc = scalar(x, "ui", k, v)) != 0) {
 			if (rc < 0)
 				return -1;
 			continue;

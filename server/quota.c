@@ -36,21 +36,6 @@
 #include "strv.h"
 #include "wop.h"
 
-static const char *const why_codes[] = {
-	[QUOTA_WHY_NONE] = NULL, [QUOTA_EXCEEDED] = "quota_exceeded",
-	[QUOTA_NO_PERIOD] = "no_period", [QUOTA_ID_REUSED] = "request_id_reused",
-	[QUOTA_UNKNOWN_CHARGE] = "unknown_charge",
-	[QUOTA_REFUND_EXCEEDS_CHARGE] = "refund_exceeds_charge",
-	[QUOTA_UNKNOWN_HOLD] = "unknown_hold", [QUOTA_HOLD_EXPIRED] = "hold_expired",
-	[QUOTA_HOLD_SETTLED] = "hold_settled", [QUOTA_BAD_REQUEST] = "bad_request",
-};
-
-const char *
-quota_why_code(enum quota_why why)
-{
-	return why_codes[why];
-}
-
 int
 quota_period_ok(const struct cfg *c, enum period_kind kind, const char *p)
 {
@@ -69,57 +54,6 @@ quota_period_ok(const struct cfg *c, enum period_kind kind, const char *p)
 		    (kind == PERIOD_NEVER && p[i] >= 'a' && p[i] <= 'z')))
 			return 0;
 	return 1;
-}
-
-char *
-quota_usage_dn(const struct cfg *c, const char *uid, const char *quota,
-    const char *period)
-{
-	char name[PRIV_NAME_MAX + PERIOD_KEY_MAX + 2];
-	char *root = uent_root(c), *udn = NULL, *dn = NULL;
-
-	snprintf(name, sizeof(name), "%s@%s", quota, period);
-	if (root != NULL && (udn = uent_holder_dn(uid, root)) != NULL)
-		dn = dn_child("cn", name, udn);
-	free(udn);
-	free(root);
-	return dn;
-}
-
-int
-quota_ensure_account(LDAP *ld, const struct cfg *c, const char *uid, struct err *e)
-{
-	char *oc_ou[] = { "organizationalUnit", NULL }, *ou[] = { "usage", NULL };
-	const char *cell = holder_cell(uid);
-	char *oc_acc[] = { cell ? "privPoolUsage" : "privAccountUsage", NULL };
-	char *uidv[] = { (char *)(cell ? cell : uid), NULL };
-	LDAPMod m[4], *mods[2][3];
-	char *root = uent_root(c), *adn = root ? uent_holder_dn(uid, root) : NULL;
-	const char *dns[2] = { root, adn };
-	int i, rc = 0, r;
-
-	if (root == NULL || adn == NULL) {
-		rc = err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
-		goto done;
-	}
-	m[0] = (LDAPMod){ LDAP_MOD_ADD, "objectClass", { oc_ou } };
-	m[1] = (LDAPMod){ LDAP_MOD_ADD, "ou", { ou } };
-	m[2] = (LDAPMod){ LDAP_MOD_ADD, "objectClass", { oc_acc } };
-	m[3] = (LDAPMod){ LDAP_MOD_ADD, cell ? "cn" : "uid", { uidv } };
-	mods[0][0] = &m[0], mods[0][1] = &m[1], mods[0][2] = NULL;
-	mods[1][0] = &m[2], mods[1][1] = &m[3], mods[1][2] = NULL;
-	/* each on its own: a parent that exists already is fine */
-	for (i = 0; i < 2; i++) {
-		r = ldap_add_ext_s(ld, dns[i], mods[i], NULL, NULL);
-		if (r != LDAP_SUCCESS && r != LDAP_ALREADY_EXISTS) {
-			rc = ldapc_fail(e, r, dns[i]);
-			break;
-		}
-	}
-done:
-	free(adn);
-	free(root);
-	return rc;
 }
 
 static int

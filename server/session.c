@@ -21,6 +21,7 @@
 #include "log.h"
 #include "session.h"
 #include "strv.h"
+#include "uentry.h"
 #include "usage.h"
 #include "wop.h"
 
@@ -232,7 +233,7 @@ ensure(LDAP *ld, const struct session_req *q, const char *dn, struct err *e)
 	int rc;
 
 	snprintf(name, sizeof(name), "%s@%s", q->priv, SESSION_PERIOD);
-	if (quota_ensure_account(ld, q->cfg, q->uid, e) != 0)
+	if (uent_ensure_account(ld, q->cfg, q->uid, e) != 0)
 		return -1;
 	m[0] = (LDAPMod){ LDAP_MOD_ADD, "objectClass", { oc } };
 	m[1] = (LDAPMod){ LDAP_MOD_ADD, "cn", { cn } };
@@ -247,7 +248,7 @@ ensure(LDAP *ld, const struct session_req *q, const char *dn, struct err *e)
 static char *
 entry_dn(const struct session_req *q, struct err *e)
 {
-	char *dn = quota_usage_dn(q->cfg, q->uid, q->priv, SESSION_PERIOD);
+	char *dn = uent_usage_dn(q->cfg, q->uid, q->priv, SESSION_PERIOD);
 
 	if (dn == NULL)
 		err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");

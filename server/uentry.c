@@ -22,7 +22,7 @@
 #include "log.h"
 #include "mend.h"
 #include "pool.h"
-#include "quota.h"
+#include "qwrite.h"
 #include "uentry.h"
 #include "strv.h"
 #include "wop.h"
@@ -202,7 +202,7 @@ uent_target_of(const struct quota_req *q, const char *period, struct uent_target
 {
 	snprintf(t->name, sizeof(t->name), "%s@%s", q->quota, period);
 	usage_key(t->key, q->uid, q->quota, period);
-	if ((t->udn = quota_usage_dn(q->cfg, q->uid, q->quota, period)) == NULL)
+	if ((t->udn = uent_usage_dn(q->cfg, q->uid, q->quota, period)) == NULL)
 		return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
 	return 0;
 }
@@ -217,7 +217,7 @@ uent_ensure(LDAP *ld, const struct cfg *c, const struct uent_target *t,
 	LDAPMod m[6], *mods[7];
 	int i, r;
 
-	if (quota_ensure_account(ld, c, uid, e) != 0)
+	if (uent_ensure_account(ld, c, uid, e) != 0)
 		return -1;
 	m[0] = (LDAPMod){ LDAP_MOD_ADD, "objectClass", { oc_u } };
 	m[1] = (LDAPMod){ LDAP_MOD_ADD, "cn", { cn } };
@@ -408,4 +408,55 @@ uent_landed(LDAP *ld, const struct quota_req *q, const struct uent_target *t,
 	}
 	r->u = st->u;
 	uent_move(ld, q, t->udn, t->key);
+}
+
+char *
+uent_usage_dn(const struct cfg *c, const char *uid, const char *quota,
+    const char *period)
+{
+	char name[PRIV_NAME_MAX + PERIOD_KEY_MAX + 2];
+	char *root = uent_root(c), *udn = NULL, *dn = NULL;
+
+	snprintf(name, sizeof(name), "%s@%s", quota, period);
+	if (root != NULL && (udn = uent_holder_dn(uid, root)) != NULL)
+		dn = dn_child("cn", name, udn);
+	free(udn);
+	free(root);
+	return dn;
+}
+
+int
+uent_ensure_account(LDAP *ld, const struct cfg *c, const char *uid, struct err *e)
+{
+	char *oc_ou[] = { "organizationalUnit", NULL }, *ou[] = { "usage", NULL };
+	const char *cell = holder_cell(uid);
+	char *oc_acc[] = { cell ? "privPoolUsage" : "privAccountUsage", NULL };
+	char *uidv[] = { (char *)(cell ? cell : uid), NULL };
+	LDAPMod m[4], *mods[2][3];
+	char *root = uent_root(c), *adn = root ? uent_holder_dn(uid, root) : NULL;
+	const char *dns[2] = { root, adn };
+	int i, rc = 0, r;
+
+	if (root == NULL || adn == NULL) {
+		rc = err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
+		goto done;
+	}
+	m[0] = (LDAPMod){ LDAP_MOD_ADD, "objectClass", { oc_ou } };
+	m[1] = (LDAPMod){ LDAP_MOD_ADD, "ou", { ou } };
+	m[2] = (LDAPMod){ LDAP_MOD_ADD, "objectClass", { oc_acc } };
+	m[3] = (LDAPMod){ LDAP_MOD_ADD, cell ? "cn" : "uid", { uidv } };
+	mods[0][0] = &m[0], mods[0][1] = &m[1], mods[0][2] = NULL;
+	mods[1][0] = &m[2], mods[1][1] = &m[3], mods[1][2] = NULL;
+	/* each on its own: a parent that exists already is fine */
+	for (i = 0; i < 2; i++) {
+		r = ldap_add_ext_s(ld, dns[i], mods[i], NULL, NULL);
+		if (r != LDAP_SUCCESS && r != LDAP_ALREADY_EXISTS) {
+			rc = ldapc_fail(e, r, dns[i]);
+			break;
+		}
+	}
+done:
+	free(adn);
+	free(root);
+	return rc;
 }

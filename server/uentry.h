@@ -14,7 +14,7 @@
 
 #include "config.h"
 #include "err.h"
-#include "quota.h"
+#include "qwrite.h"
 #include "usage.h"
 
 /* A usage entry as read: counters and, when asked, its multi-valued state. */
@@ -123,5 +123,12 @@ int uent_find(LDAP *ld, const struct quota_req *q, const char *id, const char *i
  */
 void uent_landed(LDAP *ld, const struct quota_req *q, const struct uent_target *t,
     struct uent_state *st, struct quota_res *r, struct err *e);
+
+/* The DN of the usage entry of uid's quota in period; malloc'd. */
+char *uent_usage_dn(const struct cfg *c, const char *uid, const char *quota,
+    const char *period);
+/* Creates ou=usage and uid's entry under it, if missing: the parents of
+ * uid's usage and session entries. 0, or -1 and e. */
+int uent_ensure_account(LDAP *ld, const struct cfg *c, const char *uid, struct err *e);
 
 #endif

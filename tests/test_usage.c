@@ -12,6 +12,7 @@
 #include "fixture.h"
 #include "ledger.h"
 #include "quota.h"
+#include "uentry.h"
 #include "usage.h"
 
 #define ROOT "ou=usage,ou=privileges,dc=example,dc=edu"
@@ -97,7 +98,7 @@ usage_dns(void **state)
 	(void)state;
 	memset(&c, 0, sizeof(c));
 	c.base_dn = "ou=privileges,dc=example,dc=edu";
-	dn = quota_usage_dn(&c, "jdoe", "print.pages", "2026T3");
+	dn = uent_usage_dn(&c, "jdoe", "print.pages", "2026T3");
 	assert_string_equal(dn, "cn=print.pages@2026T3,uid=jdoe," ROOT);
 	assert_int_equal(dn_usage(dn, ROOT, uid, name), 0);
 	assert_string_equal(uid, "jdoe");
@@ -113,7 +114,7 @@ usage_dns(void **state)
 	assert_int_equal(dn_usage("ou=x,cn=q@all,uid=a," ROOT, ROOT, uid, name), -1);
 	assert_int_equal(dn_usage("cn=q@all,ou=a," ROOT, ROOT, uid, name), -1);
 	/* a pool's usage sits under cn=CELL; its holder is "pool:CELL" */
-	dn = quota_usage_dn(&c, "pool:student@eng/cse", "print.pages", "2026T3");
+	dn = uent_usage_dn(&c, "pool:student@eng/cse", "print.pages", "2026T3");
 	assert_string_equal(dn, "cn=print.pages@2026T3,cn=student@eng/cse," ROOT);
 	assert_int_equal(dn_usage(dn, ROOT, uid, name), 0);
 	assert_string_equal(uid, "pool:student@eng/cse");
