@@ -116,16 +116,16 @@ answer(struct req *r, LDAP *ld, const struct session_req *q, const char *what, i
 	ldpool_put(ld, e->code == ERR_UNAVAILABLE);
 	log_info("session %s %s/%s id=%s by %s: %s", what, q->uid, q->priv, res->s.id,
 	    r->actor ? r->actor : "-", rc == 0 ? (res->replayed ? "replayed" : "ok") :
-	    res->why ? res->why : e->msg);
-	if (rc != 0 && res->why == NULL) {
+	    res->why ? session_why_code(res->why) : e->msg);
+	if (rc != 0 && res->why == SESSION_WHY_NONE) {
 		session_res_free(res);
 		return http_err(r, e, "write_failed");
 	}
 	if (rc != 0) {
-		o = json_pack("{s:s, s:s}", "error", res->why, "message", e->msg);
+		o = json_pack("{s:s, s:s}", "error", session_why_code(res->why), "message", e->msg);
 		if (o != NULL && e->key[0])
 			json_object_set_new(o, "field", json_string(e->key));
-		if (o != NULL && strcmp(res->why, "too_many_sessions") == 0) {
+		if (o != NULL && res->why == SESSION_TOO_MANY) {
 			json_object_set_new(o, "open", json_integer(res->open));
 			json_object_set_new(o, "max", json_integer(q->max));
 			json_object_set_new(o, "sessions", all(res));

@@ -215,8 +215,19 @@ listing(const struct sstate *st, time_t now, struct session_res *r, struct err *
 	return 0;
 }
 
+static const char *const why_codes[] = {
+	[SESSION_WHY_NONE] = NULL, [SESSION_ID_REUSED] = "request_id_reused",
+	[SESSION_TOO_MANY] = "too_many_sessions", [SESSION_UNKNOWN] = "unknown_session",
+};
+
+const char *
+session_why_code(enum session_why why)
+{
+	return why_codes[why];
+}
+
 static int
-refuse(struct session_res *r, struct err *e, enum err_code code, const char *why,
+refuse(struct session_res *r, struct err *e, enum err_code code, enum session_why why,
     const char *field, const char *msg)
 {
 	r->why = why;
@@ -320,7 +331,7 @@ session_open(LDAP *ld, const struct session_req *q, const char *id, const char *
 			if (rc == LDAP_TYPE_OR_VALUE_EXISTS) {
 				err_set(e, ERR_CONFLICT, 0, "request_id", "request id '%s' is taken "
 				    "by a session being closed: use another", id);
-				r->why = "request_id_reused";
+				r->why = SESSION_ID_REUSED;
 				goto done;
 			}
 			if (reap(ld, dn, &st, q->now, " (in the way of a new one)") > 0)
@@ -328,7 +339,7 @@ session_open(LDAP *ld, const struct session_req *q, const char *id, const char *
 			r->open = st.u.used;
 			if (listing(&st, q->now, r, e) != 0)
 				goto done;
-			refuse(r, e, ERR_CONFLICT, "too_many_sessions", "privilege", "");
+			refuse(r, e, ERR_CONFLICT, SESSION_TOO_MANY, "privilege", "");
 			snprintf(e->msg, sizeof(e->msg), "%s has %lld of %lld %s open", q->uid,
 			    r->open, q->max, q->priv);
 			goto done;
@@ -362,14 +373,14 @@ open_one(LDAP *ld, const struct session_req *q, const char *dn, const struct sst
 	const char *v = find(st, id, &r->s);
 
 	if (v == NULL) {
-		refuse(r, e, ERR_NOT_FOUND, "unknown_session", "id", "");
+		refuse(r, e, ERR_NOT_FOUND, SESSION_UNKNOWN, "id", "");
 		snprintf(e->msg, sizeof(e->msg), "%s has no open session '%s' of %s", q->uid, id,
 		    q->priv);
 		return NULL;
 	}
 	if (r->s.expires <= q->now) {
 		reap(ld, dn, st, q->now, "");
-		refuse(r, e, ERR_NOT_FOUND, "unknown_session", "id", "");
+		refuse(r, e, ERR_NOT_FOUND, SESSION_UNKNOWN, "id", "");
 		snprintf(e->msg, sizeof(e->msg), "session '%s' of %s expired at its TTL", id,
 		    q->uid);
 		return NULL;
@@ -446,7 +457,7 @@ session_close(LDAP *ld, const struct session_req *q, const char *id,
 		if (read_state(ld, q, dn, &st, e) != 0)
 			goto done;
 		if ((v = find(&st, id, &r->s)) == NULL) {
-			refuse(r, e, ERR_NOT_FOUND, "unknown_session", "id", "");
+			refuse(r, e, ERR_NOT_FOUND, SESSION_UNKNOWN, "id", "");
 			snprintf(e->msg, sizeof(e->msg), "%s has no open session '%s' of %s", q->uid,
 			    id, q->priv);
 			goto done;

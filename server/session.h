@@ -37,9 +37,20 @@ struct session_req {
 	time_t now;
 };
 
-/* What a call did; on refusal why names it (the API's error code). */
+/* Why a call was refused; session_why_code names it for the API. */
+enum session_why {
+	SESSION_WHY_NONE = 0,	/* it did what it was asked, or failed (LDAP): see the error */
+	SESSION_ID_REUSED,
+	SESSION_TOO_MANY,
+	SESSION_UNKNOWN,
+};
+
+/* The API's error code of a refusal ("too_many_sessions", ...); NULL for none. */
+const char *session_why_code(enum session_why why);
+
+/* What a call did; on refusal why says why. */
 struct session_res {
-	const char *why;	/* NULL on success */
+	enum session_why why;	/* SESSION_WHY_NONE on success */
 	int replayed;		/* the request id's session, already open */
 	long long open;		/* sessions open after the call */
 	struct session s;	/* the one opened, renewed or closed */
