@@ -17,12 +17,6 @@
 #include "dn.h"
 #include "log.h"
 
-static int
-oom(struct err *e)
-{
-	return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
-}
-
 int
 chg_run(LDAP *ld, const struct cfg *c, const struct chg_req *rq,
     const struct chg_list *before, const struct chg_list *after, struct dview *view,
@@ -73,7 +67,7 @@ chg_run(LDAP *ld, const struct cfg *c, const struct chg_req *rq,
 		snprintf(res->id, sizeof(res->id), "%s", open[0].id);
 		res->resumed = 1;
 		if ((rdn = chgrec_dn(c, res->id)) == NULL) {
-			oom(e);
+			err_oom(e);
 			goto done;
 		}
 		rc = chgrec_read_parts(ld, c, rdn, "privAfter", &redo, e);
@@ -125,7 +119,7 @@ chg_abort(LDAP *ld, const struct cfg *c, const char *id, struct chg_result *res,
 	    asprintf(&filter, "(&(objectClass=privImport)(privImportState=*)(cn=%s))",
 	    esc.bv_val) < 0) {
 		filter = NULL;
-		oom(e);
+		err_oom(e);
 		goto done;
 	}
 	if (chgrec_find(ld, c, filter, &rec, &n, e) != 0)

@@ -22,12 +22,6 @@
 #include "strv.h"
 
 static int
-oom(struct err *e)
-{
-	return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
-}
-
-static int
 plan_node(struct chgw_plan *p, const struct cfg *c, const struct chg_obj *o,
     const struct dview *d)
 {
@@ -152,14 +146,14 @@ plan_cell(struct chgw_plan *p, const char *cells_dn, const struct chg_obj *o,
 	if (!o->present) {
 		if (have && ((op = chgw_op_new(p, CHGW_CELL_DEL, CHGW_DELETE,
 		    dn_child("cn", o->key, cells_dn))) == NULL || (csn && assert_csn(op, csn) != 0)))
-			return oom(e);
+			return err_oom(e);
 		return 0;
 	}
 	if (have && strv_same(have, strv_len(have), o->vals, o->nvals))
 		return 0;
 	/* grants go to privGrant, a pool's limits to privPool (pool.h) */
 	if (pool_split_vals(o->vals, o->nvals, &g, &ng, &pl, &npl) != 0)
-		return oom(e);
+		return err_oom(e);
 	if (have) {
 		/* replace, not delete: deleting an absent value-less attribute fails */
 		op = chgw_op_new(p, CHGW_CELL_PUT, CHGW_MODIFY, dn_child("cn", o->key, cells_dn));
@@ -194,7 +188,7 @@ plan_cell(struct chgw_plan *p, const char *cells_dn, const struct chg_obj *o,
 done:
 	strv_free(g);
 	strv_free(pl);
-	return rc != 0 ? oom(e) : 0;
+	return rc != 0 ? err_oom(e) : 0;
 }
 
 static char **
@@ -257,7 +251,7 @@ plan_account(struct chgw_plan *p, const struct cfg *c, const char *cells_dn,
 
 	if (o->kind == CHG_PERSON) {
 		if (have && chgw_op_new(p, CHGW_PERSON_DEL, CHGW_DELETE, strdup(have->dn)) == NULL)
-			return oom(e);
+			return err_oom(e);
 		return 0;
 	}
 	if (!o->present) {
@@ -268,7 +262,7 @@ plan_account(struct chgw_plan *p, const struct cfg *c, const char *cells_dn,
 		    (have->dated && chgw_op_mod(op, LDAP_MOD_REPLACE, "privMembershipDates",
 		    strv_new(0)) != 0) ||
 		    chgw_op_mod(op, LDAP_MOD_DELETE, "objectClass", strv_of("privAccount", NULL)) != 0)
-			return oom(e);
+			return err_oom(e);
 		return 0;
 	}
 	if (have == NULL) {
@@ -283,7 +277,7 @@ plan_account(struct chgw_plan *p, const struct cfg *c, const char *cells_dn,
 		    membership_dns(o, cells_dn)) != 0) ||
 		    (has_dates(o) && chgw_op_mod(op, LDAP_MOD_ADD, "privMembershipDates",
 		    membership_dates(o)) != 0))
-			return oom(e);
+			return err_oom(e);
 		return 0;
 	}
 	if (have->has_class && !have->foreign &&
@@ -296,7 +290,7 @@ plan_account(struct chgw_plan *p, const struct cfg *c, const char *cells_dn,
 	    ((has_dates(o) || have->dated) && chgw_op_mod(op, LDAP_MOD_REPLACE, "privMembershipDates",
 	    membership_dates(o)) != 0) ||
 	    (b && b->kind == CHG_ACCOUNT && assert_csn(op, have->csn) != 0))
-		return oom(e);
+		return err_oom(e);
 	return 0;
 }
 
@@ -328,7 +322,7 @@ chgp_apply(LDAP *ld, const struct cfg *c, const struct chg_list *l,
 
 	dview_init(&own);
 	if ((uids = uids_of(l, &nuids)) == NULL) {
-		oom(e);
+		err_oom(e);
 		goto done;
 	}
 	if (dview_read_model(ld, c, d, e) != 0 ||
@@ -342,7 +336,7 @@ chgp_apply(LDAP *ld, const struct cfg *c, const struct chg_list *l,
 		switch (o->kind) {
 		case CHG_REASON:
 		case CHG_ORG:
-			r = plan_node(&p, c, o, d) != 0 ? oom(e) : 0;
+			r = plan_node(&p, c, o, d) != 0 ? err_oom(e) : 0;
 			break;
 		case CHG_CELL:
 			r = plan_cell(&p, cells_dn, o, d, basis_of(basis, o), e);

@@ -23,12 +23,6 @@
 
 #define CHUNK		500	/* states per record part */
 
-static int
-oom(struct err *e)
-{
-	return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
-}
-
 void
 chgrec_digest(const struct chg_req *rq, char out[65])
 {
@@ -122,7 +116,7 @@ chgrec_find(LDAP *ld, const struct cfg *c, const char *filter, struct chg_record
 	*out = NULL;
 	*n = 0;
 	if (base == NULL)
-		return oom(e);
+		return err_oom(e);
 	rc = ldapc_search(ld, c, base, LDAP_SCOPE_ONELEVEL, filter, attrs, 0, &res, e);
 	free(base);
 	if (rc == 1)
@@ -131,7 +125,7 @@ chgrec_find(LDAP *ld, const struct cfg *c, const char *filter, struct chg_record
 		return -1;
 	if ((*out = calloc(ldap_count_entries(ld, res) + 1, sizeof(**out))) == NULL) {
 		ldap_msgfree(res);
-		return oom(e);
+		return err_oom(e);
 	}
 	for (m = ldap_first_entry(ld, res); m; m = ldap_next_entry(ld, m))
 		record_of(ld, c, m, &(*out)[(*n)++]);
@@ -312,7 +306,7 @@ chgrec_read_parts(LDAP *ld, const struct cfg *c, const char *rdn, char *attr,
 					chg_obj_free(&o);
 					ldap_value_free_len(v);
 					ldap_msgfree(res);
-					return oom(e);
+					return err_oom(e);
 				}
 				out->v = no;
 				out->cap = nc;
@@ -342,7 +336,7 @@ chgrec_begin(LDAP *ld, const struct cfg *c, const struct chg_req *rq, const char
 	int rc = -1;
 
 	if (base == NULL) {
-		oom(e);
+		err_oom(e);
 		goto done;
 	}
 	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
@@ -363,7 +357,7 @@ chgrec_begin(LDAP *ld, const struct cfg *c, const struct chg_req *rq, const char
 	    NULL)) != 0 ||
 	    chgw_op_mod(op, LDAP_MOD_ADD, "privImportDigest", strv_of(digest, NULL)) != 0 ||
 	    chgw_op_mod(op, LDAP_MOD_ADD, "privImportTime", strv_of(tbuf, NULL)) != 0) {
-		oom(e);
+		err_oom(e);
 		goto done;
 	}
 	if (chgw_window(ld, c, p.ops, 0, 1, 1, "", CHGREC_NONE, NULL, &writes, e) != 0)
@@ -371,7 +365,7 @@ chgrec_begin(LDAP *ld, const struct cfg *c, const struct chg_req *rq, const char
 	chgw_plan_free(&p);
 	if (plan_parts(&p, rdn, before, "privBefore", 'b') != 0 ||
 	    plan_parts(&p, rdn, after, "privAfter", 'a') != 0) {
-		oom(e);
+		err_oom(e);
 		goto fail;
 	}
 	if (chgw_window(ld, c, p.ops, 0, p.n, 8, "", CHGREC_NONE, NULL, &writes, e) != 0)
@@ -404,8 +398,7 @@ chgrec_begin(LDAP *ld, const struct cfg *c, const struct chg_req *rq, const char
 	goto done;
 fail:
 	/* nothing of the change was written yet: the record goes */
-	drop_parts(ld, c, rdn);
-	ldap_delete_ext_s(ld, rdn, NULL, NULL);
+	chgrec_drop(ld, c, rdn);
 	res->id[0] = '\0';
 done:
 	free(others);
@@ -432,10 +425,8 @@ purge_old(LDAP *ld, const struct cfg *c)
 		for (m = ldap_first_entry(ld, res); m; m = ldap_next_entry(ld, m)) {
 			char *dn = ldap_get_dn(ld, m);
 
-			if (dn != NULL) {
-				drop_parts(ld, c, dn);
-				ldap_delete_ext_s(ld, dn, NULL, NULL);
-			}
+			if (dn != NULL)
+				chgrec_drop(ld, c, dn);
 			ldap_memfree(dn);
 		}
 	ldap_msgfree(res);
@@ -452,7 +443,7 @@ chgrec_finish(LDAP *ld, const struct cfg *c, const char *id, enum chgrec_state s
 	int rc = -1;
 
 	if (rdn == NULL) {
-		oom(e);
+		err_oom(e);
 		goto done;
 	}
 	if (chgrec_set_state(ld, rdn, st, res->csn_people, e) != 0)

@@ -21,12 +21,6 @@
 
 #define BATCH 64
 
-static int
-oom(struct err *e)
-{
-	return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
-}
-
 void
 dview_init(struct dview *v)
 {
@@ -122,7 +116,7 @@ read_nodes(LDAP *ld, const struct cfg *c, const char *rdn, const char *cls,
 	snprintf(filter, sizeof(filter), "(objectClass=%s)", cls);
 	if (base == NULL || (rc = search(ld, c, base, LDAP_SCOPE_SUBTREE, filter, attrs, &res,
 	    e)) != 0 || (out->path = strv_new(ldap_count_entries(ld, res))) == NULL) {
-		rc = rc == 0 || base == NULL ? oom(e) : -1;
+		rc = rc == 0 || base == NULL ? err_oom(e) : -1;
 		goto done;
 	}
 	for (m = ldap_first_entry(ld, res); m && rc == 0; m = ldap_next_entry(ld, m)) {
@@ -130,7 +124,7 @@ read_nodes(LDAP *ld, const struct cfg *c, const char *rdn, const char *cls,
 
 		if (dn && dn_path(dn, base, path, sizeof(path)) == 0 && path[0] &&
 		    path_check(path, "path", NULL) == 0 && add_node(out, path) != 0)
-			rc = oom(e);
+			rc = err_oom(e);
 		ldap_memfree(dn);
 	}
 done:
@@ -175,11 +169,20 @@ read_cells(LDAP *ld, const struct cfg *c, struct dview *v, struct err *e)
 
 		if (dn && dn_leaf_cn(dn, v->cells_dn, name, sizeof(name)) == 0 &&
 		    add_cell(ld, m, name, v) != 0)
-			rc = oom(e);
+			rc = err_oom(e);
 		ldap_memfree(dn);
 	}
 	ldap_msgfree(res);
 	return rc;
+}
+
+/* ou=cells,BASE into v, once: what memberships are read against. */
+static int
+cells_dn(struct dview *v, const struct cfg *c, struct err *e)
+{
+	if (v->cells_dn == NULL && (v->cells_dn = dn_join("ou=cells", c->base_dn)) == NULL)
+		return err_oom(e);
+	return 0;
 }
 
 int
@@ -187,8 +190,8 @@ dview_read_model(LDAP *ld, const struct cfg *c, struct dview *v, struct err *e)
 {
 	if (v->has_model)
 		return 0;
-	if (v->cells_dn == NULL && (v->cells_dn = dn_join("ou=cells", c->base_dn)) == NULL)
-		return oom(e);
+	if (cells_dn(v, c, e) != 0)
+		return -1;
 	if (read_nodes(ld, c, "ou=reasons", "privReason", &v->reasons, e) != 0 ||
 	    read_nodes(ld, c, "ou=organisations", "privOrganisation", &v->orgs, e) != 0 ||
 	    read_cells(ld, c, v, e) != 0)
@@ -267,7 +270,7 @@ read_person(LDAP *ld, const struct cfg *c, LDAPMessage *m, struct dview *v,
 	rc = 0;
 	goto done;
 nomem:
-	oom(e);
+	err_oom(e);
 done:
 	person_free(p);
 	ldap_memfree(dn);
@@ -334,8 +337,8 @@ dview_read_people(LDAP *ld, const struct cfg *c, const char *const *uids, size_t
 	size_t i, k, idx[BATCH];
 	char *filter;
 
-	if (v->cells_dn == NULL && (v->cells_dn = dn_join("ou=cells", c->base_dn)) == NULL)
-		return oom(e);
+	if (cells_dn(v, c, e) != 0)
+		return -1;
 	for (i = 0; i < n;) {
 		for (k = 0; i < n && k < BATCH; i++) {
 			const struct dview_person *p = strmap_get(&v->people, uids[i]);
@@ -351,7 +354,7 @@ dview_read_people(LDAP *ld, const struct cfg *c, const char *const *uids, size_t
 		if (k == 0)
 			continue;
 		if ((filter = ldapc_or_filter(c->uid_attr, want, k)) == NULL)
-			return oom(e);
+			return err_oom(e);
 		if (read_batch(ld, c, filter, want, k, found, v, e) != 0) {
 			free(filter);
 			return -1;
@@ -361,7 +364,7 @@ dview_read_people(LDAP *ld, const struct cfg *c, const char *const *uids, size_t
 			if (stored != NULL)
 				stored[idx[k]] = found[k];
 			if (found[k] == NULL && absent(v, want[k]) != 0)
-				return oom(e);
+				return err_oom(e);
 		}
 	}
 	return 0;
@@ -376,17 +379,17 @@ dview_read_members(LDAP *ld, const struct cfg *c, const char *const *cells, size
 	char *filter;
 	int rc = 0;
 
-	if (v->cells_dn == NULL && (v->cells_dn = dn_join("ou=cells", c->base_dn)) == NULL)
-		return oom(e);
+	if (cells_dn(v, c, e) != 0)
+		return -1;
 	while (rc == 0 && i < n) {
 		for (k = 0; i < n && k < BATCH; i++)
 			if ((dns[k++] = dn_child("cn", cells[i], v->cells_dn)) == NULL) {
 				k--;
-				rc = oom(e);
+				rc = err_oom(e);
 				break;
 			}
 		if (rc == 0 && (filter = ldapc_or_filter("privMembership", dns, k)) == NULL)
-			rc = oom(e);
+			rc = err_oom(e);
 		else if (rc == 0) {
 			rc = read_batch(ld, c, filter, NULL, 0, NULL, v, e);
 			free(filter);

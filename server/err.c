@@ -30,3 +30,9 @@ err_why(struct err *e, enum err_why why)
 		e->why = why;
 	return -1;
 }
+
+int
+err_oom(struct err *e)
+{
+	return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
+}

@@ -34,6 +34,8 @@ struct err {
 /* Fills e (when not NULL) and returns -1, so callers can `return err_set(...)`. */
 int err_set(struct err *e, enum err_code code, int line, const char *key,
     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* e: ERR_INTERNAL "out of memory"; -1 (`return err_oom(e)`). */
+int err_oom(struct err *e);
 /* Sets e's why (when e is not NULL) and returns -1: `return err_why(e, ...)`. */
 int err_why(struct err *e, enum err_why why);
 

@@ -46,12 +46,6 @@ view_free(struct tview *v)
 	memset(v, 0, sizeof(*v));
 }
 
-static int
-oom(struct err *e)
-{
-	return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
-}
-
 /* Whether membership or cell name m is in a cell whose side path covers;
  * its side into sd (PATH_MAX_LEN + 1) and its two sides into rs and os. */
 static int
@@ -113,7 +107,7 @@ read_affected(LDAP *ld, const struct cfg *c, enum tree_side side, const char *pa
 	rc = 0;
 	goto done;
 nomem:
-	oom(e);
+	err_oom(e);
 done:
 	free(names);
 	return rc;
@@ -261,7 +255,7 @@ tree_delete(const struct cfg *c, enum tree_side side, const char *path,
 	rc = 0;
 	goto done;
 nomem:
-	oom(e);
+	err_oom(e);
 done:
 	return finish(ld, c, rq, &before, &after, &v, rc, dry_run, sum, e);
 }
@@ -373,7 +367,7 @@ tree_move(const struct cfg *c, enum tree_side side, const char *from,
 	rc = 0;
 	goto done;
 nomem:
-	oom(e);
+	err_oom(e);
 done:
 	return finish(ld, c, rq, &before, &after, &v, rc, dry_run, sum, e);
 }
