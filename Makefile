@@ -64,7 +64,8 @@ $(PRIVD): $(B)/server/main.o $(SRV_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 # client/: one HTTP and config layer under each front end
-CLI_LIB	= $(B)/client/rest.o $(B)/client/yconf.o $(B)/client/keyfile.o $(B)/server/ybound.o
+CLI_LIB	= $(B)/client/rest.o $(B)/client/yconf.o $(B)/client/keyfile.o $(B)/server/ybound.o \
+	$(B)/server/money.o
 CUPS_OBJ = $(patsubst %.c,$(B)/%.o,$(wildcard client/cups/*.c))
 
 $(B)/client/%.o: CFLAGS += -Iclient

@@ -73,6 +73,8 @@ answer_value(const struct snap *s, const struct snap_account *a, int p,
 		break;
 	case PRIV_QUOTA:
 		o = json_pack("{s:s, s:I}", "type", "quota", "limit", (json_int_t)v->num);
+		if (o != NULL && s->cfg->privs[p].currency[0])
+			json_object_set_new(o, "currency", json_string(s->cfg->privs[p].currency));
 		break;
 	}
 	return o;

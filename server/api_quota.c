@@ -95,12 +95,23 @@ done:
 	return rc;
 }
 
+/* A money quota's "currency" (minor units); nothing for pages. */
+static void
+currency(json_t *o, const struct quota_req *q)
+{
+	int p = cfg_priv_find(q->cfg, q->quota);
+
+	if (p >= 0 && q->cfg->privs[p].currency[0])
+		json_object_set_new(o, "currency", json_string(q->cfg->privs[p].currency));
+}
+
 /* Whose quota an answer is about: "account", or "pool" (and who drew). */
 static void
 subject(json_t *o, const struct quota_req *q)
 {
 	const char *cell = holder_cell(q->uid);
 
+	currency(o, q);
 	if (cell == NULL) {
 		json_object_set_new(o, "account", json_string(q->uid));
 		return;
@@ -135,7 +146,10 @@ api_usage(json_t *o, const struct cfg *c, const char *holder, const char *quota,
 	char period[PERIOD_KEY_MAX];
 	struct usage_val u;
 	struct err e;
+	int p = cfg_priv_find(c, quota);
 
+	if (p >= 0 && c->privs[p].currency[0])
+		json_object_set_new(o, "currency", json_string(c->privs[p].currency));
 	if (period_key(c, kind, now, period, &e) == 0) {
 		usage_get_for(holder, quota, period, &u);
 		fields(o, limit, period, &u);
@@ -234,6 +248,7 @@ refused(struct req *r, const struct quota_req *q, const struct quota_res *res,
 		return http_json(r, 500, NULL);
 	if (e->key[0])
 		json_object_set_new(o, "field", json_string(e->key));
+	currency(o, q);
 	if (res->why == QUOTA_EXCEEDED)
 		usage_fields(o, q, res->period, &res->u);
 	else if (res->why == QUOTA_REFUND_EXCEEDS_CHARGE)

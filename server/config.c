@@ -9,6 +9,7 @@
 #include <ldap.h>
 
 #include "hex.h"
+#include "money.h"
 #include "cfgread.h"
 #include "config.h"
 #include "path.h"
@@ -84,7 +85,8 @@ scalar(struct cfgr *x, const char *section, const yaml_node_t *k, const yaml_nod
 	    k, v);
 }
 
-static const char *type_names[] = { "flag", "set", "number", "quota" };
+/* "money" is a quota with a currency */
+static const char *type_names[] = { "flag", "set", "number", "quota", "money" };
 static const char *period_names[] = { "none", "term", "week", "month", "year", "never" };
 static const char *combine_names[] = { "max", "min", "sum" };
 
@@ -92,6 +94,12 @@ const char *
 cfg_type_name(enum priv_type t)
 {
 	return type_names[t];
+}
+
+const char *
+cfg_priv_type(const struct cfg_priv *pv)
+{
+	return pv->currency[0] ? "money" : type_names[pv->type];
 }
 
 const char *
@@ -461,8 +469,8 @@ parse_priv(struct cfgr *x, const yaml_node_t *k, const yaml_node_t *m,
     struct cfg_priv *pv)
 {
 	const char *name = ydoc_str(k);
-	int have_type = 0, have_combine = 0, have_period = 0, t = 0;
-	const yaml_node_t *where = m;
+	int have_type = 0, have_combine = 0, have_period = 0, money = 0, t = 0;
+	const yaml_node_t *where = m, *cur = NULL;
 
 	if (!cfg_name_ok(name, PRIV_NAME_MAX))
 		return cfgr_bad(x, k, name, "privilege name '%.64s': use letters, digits and . _ - :", name);
@@ -475,10 +483,19 @@ parse_priv(struct cfgr *x, const yaml_node_t *k, const yaml_node_t *m,
 		const char *ks = ydoc_str(pk);
 
 		if (strcmp(ks, "type") == 0) {
-			if (cfgr_pick(x, v, "type", type_names, 4, &t) != 0)
+			if (cfgr_pick(x, v, "type", type_names, 5, &t) != 0)
 				return -1;
-			pv->type = (enum priv_type)t;
+			money = t == 4;
+			pv->type = money ? PRIV_QUOTA : (enum priv_type)t;
 			have_type = 1;
+		} else if (strcmp(ks, "currency") == 0) {
+			const char *code = ydoc_str(v);
+
+			if (code == NULL || !money_code_ok(code))
+				return cfgr_bad(x, v, "currency", "privilege %s: currency is an ISO "
+				    "4217 code of three capital letters (AUD, EUR, USD)", name);
+			snprintf(pv->currency, sizeof(pv->currency), "%s", code);
+			cur = pk;
 		} else if (strcmp(ks, "combine") == 0) {
 			if (cfgr_pick(x, v, "combine", combine_names, 3, &t) != 0)
 				return -1;
@@ -500,13 +517,19 @@ parse_priv(struct cfgr *x, const yaml_node_t *k, const yaml_node_t *m,
 		}
 	}
 	if (!have_type)
-		return cfgr_bad(x, m, name, "privilege %s: missing type (flag, set, number or quota)", name);
+		return cfgr_bad(x, m, name, "privilege %s: missing type (flag, set, number, quota "
+		    "or money)", name);
+	if (money && !pv->currency[0])
+		return cfgr_bad(x, m, name, "privilege %s: a money quota needs a currency (AUD, "
+		    "EUR, USD, ...)", name);
+	if (!money && pv->currency[0])
+		return cfgr_bad(x, cur, name, "privilege %s: currency is only for type money", name);
 	if (have_combine && (pv->type == PRIV_FLAG || pv->type == PRIV_SET))
 		return cfgr_bad(x, where, name, "privilege %s: combine is only for number and quota", name);
 	if (pv->type == PRIV_QUOTA && !have_period)
-		return cfgr_bad(x, m, name, "privilege %s: a quota needs a period (term, week, month, year, never)", name);
+		return cfgr_bad(x, m, name, "privilege %s: a quota or money needs a period (term, week, month, year, never)", name);
 	if (pv->type != PRIV_QUOTA && have_period)
-		return cfgr_bad(x, where, name, "privilege %s: period is only for quotas", name);
+		return cfgr_bad(x, where, name, "privilege %s: period is only for quota and money", name);
 	if (!have_period)
 		pv->period = PERIOD_NONE;
 	return 0;

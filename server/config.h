@@ -24,6 +24,8 @@ struct cfg_priv {
 	enum priv_type type;
 	enum priv_combine combine;
 	enum period_kind period;
+	char currency[4];	/* type money: a quota in this currency's minor
+				 * units (money.h); "" for a quota of pages */
 };
 
 struct cfg_term {
@@ -120,6 +122,8 @@ int cfg_priv_find(const struct cfg *c, const char *name);
 int cfg_name_ok(const char *s, size_t max);
 
 const char *cfg_type_name(enum priv_type t);
+/* The type as the configuration says it: "money" for a quota in money. */
+const char *cfg_priv_type(const struct cfg_priv *pv);
 const char *cfg_period_name(enum period_kind p);
 
 /* Days since 1970-01-01 of a civil date; used by terms and periods. */
