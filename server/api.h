@@ -23,6 +23,9 @@ enum MHD_Result api_hold_commit(struct req *r);
 enum MHD_Result api_hold_release(struct req *r);
 enum MHD_Result api_credit(struct req *r);
 enum MHD_Result api_ledger(struct req *r);
+enum MHD_Result api_quote(struct req *r);
+enum MHD_Result api_printers(struct req *r);
+enum MHD_Result api_printer(struct req *r);
 /* Into o: limit, credit, used, held, remaining and period of holder's
  * quota in the period of now, as privd last saw it; with period null and
  * period_error when now is in no period. */

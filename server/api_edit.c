@@ -31,6 +31,9 @@ edit_summary(const struct apply_summary *s, int dry_run)
 	json_t *ch = json_array();
 	size_t i;
 
+	if (o != NULL && s->printers_changed)
+		json_object_set_new(o, "printers_changed", json_integer(s->printers_changed));
+
 	for (i = 0; ch && i < s->nchanges; i++)
 		json_array_append_new(ch, json_string(s->changes[i]));
 	if (o != NULL && s->import_id[0]) {

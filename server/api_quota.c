@@ -5,6 +5,8 @@
 #include "api.h"
 #include "body.h"
 #include "draw.h"
+#include "jobprice.h"
+#include "lentry.h"
 #include "ldpool.h"
 #include "ledger.h"
 #include "pool.h"
@@ -47,7 +49,7 @@ pool_of(struct req *r, const struct snap *s, int p, struct quota_req *q,
  * being replaced. Answers the error itself and returns -1.
  */
 static int
-quota_of(struct req *r, struct quota_req *q, enum MHD_Result *ret)
+quota_named(struct req *r, const char *name, struct quota_req *q, enum MHD_Result *ret)
 {
 	const struct snap_account *a = NULL;
 	const struct snap *s;
@@ -67,10 +69,10 @@ quota_of(struct req *r, struct quota_req *q, enum MHD_Result *ret)
 	}
 	if (a != NULL)
 		http_canon_part(r, 2, a->uid);
-	if ((p = cfg_priv_find(s->cfg, r->part[4])) < 0 ||
+	if ((p = cfg_priv_find(s->cfg, name)) < 0 ||
 	    s->cfg->privs[p].type != PRIV_QUOTA) {
 		*ret = http_error(r, 404, "unknown_quota", "quota",
-		    "no quota '%.64s' is declared%s", r->part[4], p >= 0 ? " (it is not a quota)" : "");
+		    "no quota '%.64s' is declared%s", name, p >= 0 ? " (it is not a quota)" : "");
 		goto done;
 	}
 	if (a == NULL) {
@@ -103,6 +105,12 @@ currency(json_t *o, const struct quota_req *q)
 
 	if (p >= 0 && q->cfg->privs[p].currency[0])
 		json_object_set_new(o, "currency", json_string(q->cfg->privs[p].currency));
+}
+
+static int
+quota_of(struct req *r, struct quota_req *q, enum MHD_Result *ret)
+{
+	return quota_named(r, r->part[4], q, ret);
 }
 
 /* Whose quota an answer is about: "account", or "pool" (and who drew). */
@@ -237,7 +245,7 @@ start(struct req *r, const char *const *allowed, int need_account, struct quota_
 /* Answers a refused or failed write. */
 static enum MHD_Result
 refused(struct req *r, const struct quota_req *q, const struct quota_res *res,
-    const struct err *e)
+    const struct err *e, json_t *job)
 {
 	json_t *o;
 
@@ -249,6 +257,10 @@ refused(struct req *r, const struct quota_req *q, const struct quota_res *res,
 	if (e->key[0])
 		json_object_set_new(o, "field", json_string(e->key));
 	currency(o, q);
+	if (job != NULL) {
+		json_object_set_new(o, "cost", json_copy(json_object_get(job, "cost")));
+		json_object_set(o, "job", job);
+	}
 	if (res->why == QUOTA_EXCEEDED)
 		usage_fields(o, q, res->period, &res->u);
 	else if (res->why == QUOTA_REFUND_EXCEEDS_CHARGE)
@@ -259,7 +271,7 @@ refused(struct req *r, const struct quota_req *q, const struct quota_res *res,
 /* The answer to a write that landed (201) or was replayed (200). */
 static enum MHD_Result
 done(struct req *r, const struct quota_req *q, const struct quota_res *res,
-    const char *id, const char *amount_name, int created, const char *charged_to)
+    const char *id, const char *amount_name, int created, const char *charged_to, json_t *job)
 {
 	json_t *o = json_pack("{s:s, s:I}", "request_id", id, amount_name,
 	    (json_int_t)res->amount);
@@ -285,6 +297,8 @@ done(struct req *r, const struct quota_req *q, const struct quota_res *res,
 		json_object_set_new(o, "state", json_string(res->state));
 	if (charged_to != NULL)
 		json_object_set_new(o, "charged_to", json_string(charged_to));
+	if (job != NULL)
+		json_object_set(o, "job", job);
 	return http_json(r, created && !res->replayed ? 201 : 200, o);
 }
 
@@ -313,16 +327,82 @@ api_quota(struct req *r)
  */
 static enum MHD_Result
 run(struct req *r, const struct quota_req *q, const struct draw_req *d,
-    const char *amount_name)
+    const char *amount_name, json_t *job)
 {
 	struct draw_res out;
 	struct err e;
 
 	memset(&e, 0, sizeof(e));
 	if (draw(q, d, &out, &e) != 0)
-		return refused(r, &out.on, &out.res, &e);
+		return refused(r, &out.on, &out.res, &e, job);
 	return done(r, &out.on, &out.res, d->rid, amount_name, 1,
-	    d->fallback ? out.charged_to : NULL);
+	    d->fallback ? out.charged_to : NULL, job);
+}
+
+/* An error of jobprice_of as the API's answer. */
+static enum MHD_Result
+job_error(struct req *r, const struct err *e)
+{
+	if (e->code == ERR_INVALID)
+		return bad(r, e);
+	if (e->code == ERR_NOT_FOUND)
+		return http_error(r, 404, "unknown_printer", e->key, "%s", e->msg);
+	return http_err(r, e, "price_failed");
+}
+
+/*
+ * The amount of a charge or hold: "amount", or the cost of "job" by its
+ * printer's card (never both), with the breakdown added to *meta for the
+ * ledger. *jp->breakdown is set when a job was priced.
+ */
+static int
+amount_or_job(struct req *r, json_t *o, const struct quota_req *q, long long *amount,
+    char **meta, struct jobprice *jp, enum MHD_Result *ret)
+{
+	json_t *job = json_object_get(o, "job");
+	struct err e;
+	char *m;
+
+	memset(&e, 0, sizeof(e));
+	memset(jp, 0, sizeof(*jp));
+	if (job == NULL) {
+		if (body_int(o, "amount", 1, QUOTA_AMOUNT_MAX, -1, amount, &e) == 0)
+			return 0;
+		*ret = bad(r, &e);
+		return -1;
+	}
+	if (json_object_get(o, "amount") != NULL) {
+		*ret = http_error(r, 400, "bad_request", "amount", "give amount or job, not both: "
+		    "privd prices a job from its printer's rate card");
+		return -1;
+	}
+	if (jobprice_of(job, q->quota, jp, &e) != 0) {
+		*ret = job_error(r, &e);
+		return -1;
+	}
+	if (jp->cost.cost < 1 || jp->cost.cost > QUOTA_AMOUNT_MAX) {
+		if (jp->cost.cost < 1)
+			*ret = http_error(r, 400, "bad_request", "job", "job: costs nothing by %s's "
+			    "card; there is nothing to charge", jp->job.printer);
+		else
+			*ret = http_error(r, 400, "bad_request", "job", "job: costs %lld, more than "
+			    "one request may charge", jp->cost.cost);
+		goto fail;
+	}
+	if ((m = jobprice_meta(*meta, jp)) == NULL || strlen(m) > LENTRY_META_MAX) {
+		free(m);
+		*ret = http_error(r, 400, "bad_request", "metadata", "metadata with the job's "
+		    "breakdown must be at most %d bytes as JSON", LENTRY_META_MAX);
+		goto fail;
+	}
+	free(*meta);
+	*meta = m;
+	*amount = jp->cost.cost;
+	return 0;
+fail:
+	json_decref(jp->breakdown);
+	jp->breakdown = NULL;
+	return -1;
 }
 
 /* "fallback": absent, or "pools" on an account's own charge or hold. */
@@ -354,10 +434,11 @@ want_fallback(struct req *r, json_t *o, int partial, int *fb, enum MHD_Result *r
 enum MHD_Result
 api_charge(struct req *r)
 {
-	static const char *const allowed[] = { "request_id", "amount", "metadata", "partial",
-	    "account", "fallback", NULL };
+	static const char *const allowed[] = { "request_id", "amount", "job", "metadata",
+	    "partial", "account", "fallback", NULL };
 	struct draw_req d = { .op = DRAW_CHARGE };
 	struct quota_req q;
+	struct jobprice jp = { .breakdown = NULL };
 	enum MHD_Result ret;
 	char *meta = NULL;
 	json_t *o;
@@ -368,13 +449,14 @@ api_charge(struct req *r)
 		return ret;
 	if (body_bool(o, "partial", &d.partial, &e) != 0 ||
 	    body_id(o, "request_id", 0, &d.rid, &e) != 0 ||
-	    body_int(o, "amount", 1, QUOTA_AMOUNT_MAX, -1, &d.amount, &e) != 0 ||
 	    body_meta(o, &meta, &e) != 0 || ledger_titles(r->cfg, &meta) != 0)
 		ret = bad(r, &e);
-	else if (want_fallback(r, o, d.partial, &d.fallback, &ret) == 0) {
+	else if (amount_or_job(r, o, &q, &d.amount, &meta, &jp, &ret) == 0 &&
+	    want_fallback(r, o, d.partial, &d.fallback, &ret) == 0) {
 		d.meta = meta;
-		ret = run(r, &q, &d, "charged");
+		ret = run(r, &q, &d, "charged", jp.breakdown);
 	}
+	json_decref(jp.breakdown);
 	free(meta);
 	json_decref(o);
 	return ret;
@@ -399,7 +481,7 @@ api_refund(struct req *r)
 	    body_int(o, "amount", 1, QUOTA_AMOUNT_MAX, -1, &d.amount, &e) != 0)
 		ret = bad(r, &e);
 	else
-		ret = run(r, &q, &d, "refunded");
+		ret = run(r, &q, &d, "refunded", NULL);
 	json_decref(o);
 	return ret;
 }
@@ -407,10 +489,11 @@ api_refund(struct req *r)
 enum MHD_Result
 api_hold(struct req *r)
 {
-	static const char *const allowed[] = { "request_id", "amount", "ttl_s", "metadata",
-	    "account", "fallback", NULL };
+	static const char *const allowed[] = { "request_id", "amount", "job", "ttl_s",
+	    "metadata", "account", "fallback", NULL };
 	struct draw_req d = { .op = DRAW_HOLD };
 	struct quota_req q;
+	struct jobprice jp = { .breakdown = NULL };
 	enum MHD_Result ret;
 	long long ttl;
 	char *meta = NULL;
@@ -421,15 +504,16 @@ api_hold(struct req *r)
 	if ((o = start(r, allowed, 1, &q, &ret)) == NULL)
 		return ret;
 	if (body_id(o, "request_id", 0, &d.rid, &e) != 0 ||
-	    body_int(o, "amount", 1, QUOTA_AMOUNT_MAX, -1, &d.amount, &e) != 0 ||
 	    body_int(o, "ttl_s", 1, QUOTA_TTL_MAX, 600, &ttl, &e) != 0 ||
 	    body_meta(o, &meta, &e) != 0 || ledger_titles(r->cfg, &meta) != 0)
 		ret = bad(r, &e);
-	else if (want_fallback(r, o, 0, &d.fallback, &ret) == 0) {
+	else if (amount_or_job(r, o, &q, &d.amount, &meta, &jp, &ret) == 0 &&
+	    want_fallback(r, o, 0, &d.fallback, &ret) == 0) {
 		d.ttl = (long)ttl;
 		d.meta = meta;
-		ret = run(r, &q, &d, "amount");
+		ret = run(r, &q, &d, "amount", jp.breakdown);
 	}
+	json_decref(jp.breakdown);
 	free(meta);
 	json_decref(o);
 	return ret;
@@ -463,7 +547,7 @@ settle(struct req *r, int release)
 	}
 	json_decref(o);
 	if (draw(&q, &d, &out, &e) != 0)
-		return refused(r, &out.on, &out.res, &e);
+		return refused(r, &out.on, &out.res, &e, NULL);
 	o = json_pack("{s:s, s:I, s:I}", "request_id", id, "committed",
 	    (json_int_t)out.res.amount, "released", (json_int_t)out.res.released);
 	if (o == NULL)
@@ -512,7 +596,7 @@ api_credit(struct req *r)
 		    "period must name a %s period of %s", cfg_period_name(q.kind), q.quota);
 		goto out;
 	}
-	ret = run(r, &q, &d, "credited");
+	ret = run(r, &q, &d, "credited", NULL);
 out:
 	json_decref(o);
 	return ret;
@@ -600,4 +684,72 @@ api_ledger(struct req *r)
 		json_decref(arr);
 	lentry_free_all(v, n);
 	return http_json(r, 200, o);
+}
+
+/*
+ * POST /v1/accounts/{uid}/quotes {"job"[,"fallback"]}: what the job would
+ * cost, where it would be charged and whether it fits, written nowhere.
+ * The charge of the same job costs the same: both price it here.
+ */
+enum MHD_Result
+api_quote(struct req *r)
+{
+	static const char *const allowed[] = { "job", "fallback", NULL };
+	char period[PERIOD_KEY_MAX];
+	const char *charge_to = NULL;
+	struct draw_pool *pools = NULL;
+	struct jobprice jp = { .breakdown = NULL };
+	struct quota_req q;
+	struct usage_val u;
+	enum MHD_Result ret;
+	long long remaining;
+	size_t n = 0, i;
+	struct err e;
+	json_t *o, *a;
+	int fb;
+
+	memset(&e, 0, sizeof(e));
+	if ((o = body_object(r->body, r->len, allowed, &e)) == NULL)
+		return bad(r, &e);
+	if (json_object_get(o, "job") == NULL) {
+		ret = http_error(r, 400, "bad_request", "job", "job is required: printer, pages"
+		    "[, sides, media, copies]");
+		goto out;
+	}
+	if (want_fallback(r, o, 0, &fb, &ret) != 0)
+		goto out;
+	if (jobprice_of(json_object_get(o, "job"), NULL, &jp, &e) != 0) {
+		ret = job_error(r, &e);
+		goto out;
+	}
+	if (quota_named(r, jp.quota, &q, &ret) != 0)
+		goto out;
+	if (period_key(r->cfg, q.kind, q.now, period, &e) != 0) {
+		ret = http_error(r, 409, "no_period", "period", "%s", e.msg);
+		goto out;
+	}
+	usage_get_for(q.uid, q.quota, period, &u);
+	remaining = usage_remaining(q.limit, &u);
+	if (remaining >= jp.cost.cost)
+		charge_to = "personal";
+	else if (fb && draw_ldap.pools(&q, &pools, &n) == 0)
+		for (i = 0; i < n && charge_to == NULL; i++) {
+			struct usage_val pu;
+
+			usage_get_for(pools[i].holder, q.quota, period, &pu);
+			if (usage_remaining(pools[i].limit, &pu) >= jp.cost.cost)
+				charge_to = holder_cell(pools[i].holder);
+		}
+	a = json_pack("{s:s, s:s, s:I, s:b, s:s?, s:I, s:s, s:O}", "account", q.uid,
+	    "quota", q.quota, "cost", (json_int_t)jp.cost.cost, "allowed", charge_to != NULL,
+	    "charge_to", charge_to, "remaining", (json_int_t)remaining, "period", period,
+	    "job", jp.breakdown);
+	if (a != NULL)
+		currency(a, &q);
+	ret = http_json(r, 200, a);
+out:
+	free(pools);
+	json_decref(jp.breakdown);
+	json_decref(o);
+	return ret;
 }

@@ -302,6 +302,19 @@ plan_build(const struct cfg *c, const struct import_doc *doc, struct dview *d,
 		if (failed)
 			goto oom;
 	}
+	for (i = 0; i < doc->nprinters; i++) {
+		const struct import_printer *ip = &doc->printers[i];
+		const struct dview_cell *dp = strmap_get(&d->printers, ip->name);
+
+		if (dp && strv_same(dp->grants, dp->ngrants, ip->vals, ip->nvals))
+			continue;
+		if ((dp ? chg_put(before, CHG_PRINTER, 1, ip->name, dp->grants, dp->ngrants) :
+		    chg_put(before, CHG_PRINTER, 0, ip->name, NULL, 0)) != 0 ||
+		    chg_put(after, CHG_PRINTER, 1, ip->name, ip->vals, ip->nvals) != 0 ||
+		    apply_note(sum, "%c printer %s", dp ? '~' : '+', ip->name) != 0)
+			goto oom;
+		sum->printers_changed++;
+	}
 	for (i = 0; i < doc->naccounts; i++) {
 		const struct import_account *a = &doc->accounts[i];
 		const struct dview_person *dp = strmap_get(&d->people, a->uid);

@@ -16,6 +16,7 @@ struct apply_summary {
 	size_t cells_changed;
 	size_t accounts_changed;
 	size_t accounts_created;
+	size_t printers_changed;	/* rate cards added or changed */
 	/* entryCSN of the last entry written in each stream ("" when none),
 	 * for sync_wait_csn */
 	char csn_privileges[64];

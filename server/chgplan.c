@@ -191,6 +191,43 @@ done:
 	return rc != 0 ? err_oom(e) : 0;
 }
 
+/* A printer's rate card: its entry under ou=printers holds the privRate values. */
+static int
+plan_printer(struct chgw_plan *p, const struct cfg *c, const struct chg_obj *o,
+    struct dview *d, struct err *e)
+{
+	const struct dview_cell *dp = strmap_get(&d->printers, o->key);
+	struct chgw_op *op;
+
+	if (!o->present) {
+		if (dp && chgw_op_new(p, CHGW_PRINTER_DEL, CHGW_DELETE,
+		    dn_child("cn", o->key, d->printers_dn)) == NULL)
+			return err_oom(e);
+		return 0;
+	}
+	if (dp && strv_same(dp->grants, dp->ngrants, o->vals, o->nvals))
+		return 0;
+	if (!d->printers_ou) {
+		op = chgw_op_new(p, CHGW_PRINTERS_OU, CHGW_ADD, dn_join("ou=printers", c->base_dn));
+		if (chgw_op_mod(op, LDAP_MOD_ADD, "objectClass", strv_of("organizationalUnit",
+		    NULL)) != 0 || chgw_op_mod(op, LDAP_MOD_ADD, "ou", strv_of("printers", NULL)) != 0)
+			return err_oom(e);
+		d->printers_ou = 1;
+	}
+	if (dp) {
+		op = chgw_op_new(p, CHGW_PRINTER_PUT, CHGW_MODIFY, dn_child("cn", o->key,
+		    d->printers_dn));
+		return chgw_op_mod(op, LDAP_MOD_REPLACE, "privRate", strv_copy(o->vals, o->nvals))
+		    != 0 ? err_oom(e) : 0;
+	}
+	op = chgw_op_new(p, CHGW_PRINTER_PUT, CHGW_ADD, dn_child("cn", o->key, d->printers_dn));
+	if (chgw_op_mod(op, LDAP_MOD_ADD, "objectClass", strv_of("privPrinter", NULL)) != 0 ||
+	    chgw_op_mod(op, LDAP_MOD_ADD, "cn", strv_of(o->key, NULL)) != 0 ||
+	    chgw_op_mod(op, LDAP_MOD_ADD, "privRate", strv_copy(o->vals, o->nvals)) != 0)
+		return err_oom(e);
+	return 0;
+}
+
 static char **
 membership_dns(const struct chg_obj *o, const char *cells_dn)
 {
@@ -340,6 +377,9 @@ chgp_apply(LDAP *ld, const struct cfg *c, const struct chg_list *l,
 			break;
 		case CHG_CELL:
 			r = plan_cell(&p, cells_dn, o, d, basis_of(basis, o), e);
+			break;
+		case CHG_PRINTER:
+			r = plan_printer(&p, c, o, d, e);
 			break;
 		default:
 			r = plan_account(&p, c, cells_dn, o, d, basis_of(basis, o), e);

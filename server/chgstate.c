@@ -89,7 +89,7 @@ chg_decode(const char *s, size_t len, struct chg_obj *o)
 	size_t n = 0;
 
 	memset(o, 0, sizeof(*o));
-	if (len < 3 || strchr("rocap", s[0]) == NULL || (s[1] != '+' && s[1] != '-'))
+	if (len < 3 || strchr("rocapq", s[0]) == NULL || (s[1] != '+' && s[1] != '-'))
 		return -1;
 	o->kind = s[0];
 	o->present = s[1] == '+';

@@ -1,6 +1,6 @@
 /*
  * chgstate.h - the states a change brings objects to: a node, a cell and
- * its grants, an account and its cells, as privd plans them and keeps
+ * its grants, an account and its cells, a printer and its rate card, as privd plans them and keeps
  * them in a change's record (change.h).
  */
 #ifndef PRIVD_CHGSTATE_H
@@ -14,6 +14,7 @@
 #define CHG_CELL	'c'	/* a cell (key: name; vals: its grants) */
 #define CHG_ACCOUNT	'a'	/* present: followed, vals its cells; absent: not followed */
 #define CHG_PERSON	'p'	/* absent only: the person entry does not exist */
+#define CHG_PRINTER	'q'	/* a printer's rate card (key: name; vals: privRate) */
 
 struct chg_obj {
 	char kind;

@@ -21,10 +21,13 @@
 /* Stages, in the order they run. */
 enum {
 	CHGW_NODE_ADD = 1,		/* + depth */
+	CHGW_PRINTERS_OU = 28,		/* ou=printers, in a directory from before them */
+	CHGW_PRINTER_PUT = 29,
 	CHGW_CELL_PUT = 30,
 	CHGW_PERSON_DEL = 40,
 	CHGW_PEOPLE = 41,
 	CHGW_CELL_DEL = 50,
+	CHGW_PRINTER_DEL = 51,
 	CHGW_NODE_DEL = 60		/* + PATH_DEPTH_MAX - depth */
 };
 

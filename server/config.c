@@ -527,9 +527,9 @@ parse_priv(struct cfgr *x, const yaml_node_t *k, const yaml_node_t *m,
 	if (have_combine && (pv->type == PRIV_FLAG || pv->type == PRIV_SET))
 		return cfgr_bad(x, where, name, "privilege %s: combine is only for number and quota", name);
 	if (pv->type == PRIV_QUOTA && !have_period)
-		return cfgr_bad(x, m, name, "privilege %s: a quota or money needs a period (term, week, month, year, never)", name);
+		return cfgr_bad(x, m, name, "privilege %s: a quota needs a period (term, week, month, year, never)", name);
 	if (pv->type != PRIV_QUOTA && have_period)
-		return cfgr_bad(x, where, name, "privilege %s: period is only for quota and money", name);
+		return cfgr_bad(x, where, name, "privilege %s: period is only for quotas (and money)", name);
 	if (!have_period)
 		pv->period = PERIOD_NONE;
 	return 0;

@@ -30,7 +30,7 @@ static const struct {
 #define NINDEXES (sizeof(indexes) / sizeof(indexes[0]))
 
 static const char *const subtree[] = {
-	NULL, "ou=reasons", "ou=organisations", "ou=cells", "ou=usage", "ou=imports"
+	NULL, "ou=reasons", "ou=organisations", "ou=cells", "ou=printers", "ou=usage", "ou=imports"
 };
 #define NSUBTREE (sizeof(subtree) / sizeof(subtree[0]))
 
@@ -312,8 +312,9 @@ has_class(LDAP *ld, const char *name)
 const char *
 dirconf_schema_missing(LDAP *ld)
 {
-	/* privPoolUsage is the newest: an older schema lacks it */
-	static const char *const classes[] = { "privCell", "privImport", "privPoolUsage" };
+	/* privPrinter is the newest: an older schema lacks it */
+	static const char *const classes[] = { "privCell", "privImport", "privPoolUsage",
+	    "privPrinter" };
 	size_t i;
 
 	for (i = 0; i < sizeof(classes) / sizeof(classes[0]); i++)

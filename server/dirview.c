@@ -17,6 +17,7 @@
 #include "membership.h"
 #include "path.h"
 #include "pool.h"
+#include "price.h"
 #include "strv.h"
 
 #define BATCH 64
@@ -30,6 +31,7 @@ dview_init(struct dview *v)
 	strmap_init(&v->cells);
 	strmap_init(&v->people);
 	strmap_init(&v->absent);
+	strmap_init(&v->printers);
 }
 
 static void
@@ -71,12 +73,17 @@ dview_free(struct dview *v)
 	for (i = 0; i < v->people.cap; i++)
 		if (v->people.slots[i].key != NULL)
 			person_free(v->people.slots[i].val);
+	for (i = 0; i < v->printers.cap; i++)
+		if (v->printers.slots[i].key != NULL)
+			cell_free(v->printers.slots[i].val);
 	for (i = 0; i < v->absent.cap; i++)
 		free((char *)v->absent.slots[i].key);
+	strmap_free(&v->printers);
 	strmap_free(&v->cells);
 	strmap_free(&v->people);
 	strmap_free(&v->absent);
 	free(v->cells_dn);
+	free(v->printers_dn);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -176,6 +183,49 @@ read_cells(LDAP *ld, const struct cfg *c, struct dview *v, struct err *e)
 	return rc;
 }
 
+/* The rate cards under ou=printers (none when it does not exist yet). */
+static int
+read_printers(LDAP *ld, const struct cfg *c, struct dview *v, struct err *e)
+{
+	char *attrs[] = { "privRate", "entryCSN", NULL }, name[PRICE_NAME_MAX + 1];
+	LDAPMessage *res = NULL, *m;
+	struct dview_cell *dp;
+	int rc, failed;
+
+	if ((v->printers_dn = dn_join("ou=printers", c->base_dn)) == NULL)
+		return err_oom(e);
+	rc = ldapc_search(ld, c, v->printers_dn, LDAP_SCOPE_ONELEVEL,
+	    "(objectClass=privPrinter)", attrs, 0, &res, e);
+	if (rc != 0) {
+		ldap_msgfree(res);
+		return rc == 1 ? 0 : -1;
+	}
+	v->printers_ou = 1;
+	for (m = ldap_first_entry(ld, res); m && rc == 0; m = ldap_next_entry(ld, m)) {
+		char *dn = ldap_get_dn(ld, m);
+
+		if (dn && dn_leaf_cn(dn, v->printers_dn, name, sizeof(name)) == 0) {
+			if ((dp = calloc(1, sizeof(*dp))) == NULL || (dp->name = strdup(name)) == NULL ||
+			    (dp->grants = ldapc_get_strv(ld, m, "privRate")) == NULL) {
+				if (dp)
+					cell_free(dp);
+				rc = err_oom(e);
+			} else {
+				dp->ngrants = strv_len(dp->grants);
+				ldapc_get_buf(ld, m, "entryCSN", dp->csn, sizeof(dp->csn));
+				strmap_put(&v->printers, dp->name, dp, &failed);
+				if (failed) {
+					cell_free(dp);
+					rc = err_oom(e);
+				}
+			}
+		}
+		ldap_memfree(dn);
+	}
+	ldap_msgfree(res);
+	return rc;
+}
+
 /* ou=cells,BASE into v, once: what memberships are read against. */
 static int
 cells_dn(struct dview *v, const struct cfg *c, struct err *e)
@@ -194,7 +244,7 @@ dview_read_model(LDAP *ld, const struct cfg *c, struct dview *v, struct err *e)
 		return -1;
 	if (read_nodes(ld, c, "ou=reasons", "privReason", &v->reasons, e) != 0 ||
 	    read_nodes(ld, c, "ou=organisations", "privOrganisation", &v->orgs, e) != 0 ||
-	    read_cells(ld, c, v, e) != 0)
+	    read_cells(ld, c, v, e) != 0 || read_printers(ld, c, v, e) != 0)
 		return -1;
 	v->has_model = 1;
 	return 0;

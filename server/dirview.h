@@ -48,7 +48,12 @@ struct dview {
 	struct strmap cells;	/* name -> struct dview_cell */
 	struct strmap people;	/* uid -> struct dview_person */
 	struct strmap absent;	/* uids looked up that have no entry (keys owned) */
+	/* printers: name -> struct dview_cell, its privRate values in grants */
+	struct strmap printers;
+	int printers_ou;	/* ou=printers exists (a directory from before
+				 * rate cards has none until the first printer) */
 	char *cells_dn;
+	char *printers_dn;
 	int has_model;		/* nodes and cells read */
 };
 

@@ -238,6 +238,54 @@ membership(yaml_emitter_t *em, const char *enc)
 }
 
 /* The same model exports the same text, whatever order the snapshot holds it in. */
+static int
+card_by_name(const void *a, const void *b)
+{
+	return strcmp((*(const struct price_card *const *)a)->name,
+	    (*(const struct price_card *const *)b)->name);
+}
+
+/* printers: {NAME: {charge, price: {...}, media: {...}}}, by name. */
+static int
+printers(yaml_emitter_t *em, const struct snap *s)
+{
+	const struct price_card **v = calloc(s->nprinters, sizeof(*v));
+	char num[32];
+	size_t i, k;
+	int ok = v != NULL;
+
+	for (i = 0; ok && i < s->nprinters; i++)
+		v[i] = &s->printers[i];
+	if (ok)
+		qsort(v, s->nprinters, sizeof(*v), card_by_name);
+	ok = ok && scalar(em, "printers", 0) && map_start(em, 0);
+	for (i = 0; ok && i < s->nprinters; i++) {
+		const struct price_card *c = v[i];
+		const long long p[] = { c->mono, c->colour, c->duplex_mono, c->duplex_colour, c->job };
+		static const char *const names[] = { "mono", "colour", "duplex_mono",
+		    "duplex_colour", "job" };
+
+		ok = scalar(em, c->name, 0) && map_start(em, 0) && scalar(em, "charge", 0) &&
+		    scalar(em, c->charge, 0) && scalar(em, "price", 0) && map_start(em, 1);
+		for (k = 0; ok && k < 5; k++) {
+			snprintf(num, sizeof(num), "%lld", p[k]);
+			ok = scalar(em, names[k], 0) && scalar(em, num, 0);
+		}
+		ok = ok && map_end(em);
+		if (ok && c->nmedia > 0) {
+			ok = scalar(em, "media", 0) && map_start(em, 1);
+			for (k = 0; ok && k < c->nmedia; k++)
+				ok = scalar(em, c->media[k].name, 0) && scalar(em,
+				    price_factor_text(c->media[k].milli, num, sizeof(num)), 0);
+			ok = ok && map_end(em);
+		}
+		ok = ok && map_end(em);
+	}
+	ok = ok && map_end(em);
+	free(v);
+	return ok;
+}
+
 char *
 export_yaml(const struct snap *s)
 {
@@ -283,6 +331,8 @@ export_yaml(const struct snap *s)
 				ok = pools(&em, s, cells[i]);
 		ok = ok && map_end(&em);
 	}
+	if (ok && s->nprinters > 0)
+		ok = printers(&em, s);
 	ok = ok && scalar(&em, "accounts", 0) && map_start(&em, 0);
 	for (i = 0; ok && i < s->naccounts; i++) {
 		const struct snap_account *a = accts[i];

@@ -7,7 +7,9 @@
 #include "import.h"
 #include "membership.h"
 #include "path.h"
+#include "price.h"
 #include "strmap.h"
+#include "strv.h"
 #include "ydoc.h"
 
 struct ctx {
@@ -298,6 +300,105 @@ accounts(struct ctx *x, const yaml_node_t *m)
 	return 0;
 }
 
+/* One printer's card (charge, price, media) into privRate values. */
+static int
+card(struct ctx *x, const char *name, const yaml_node_t *m, struct import_printer *ip)
+{
+	char v[PRICE_NAME_MAX + PRICE_MEDIA_LEN + 16];
+	struct price_card pc;
+	int p;
+
+	if (!ydoc_is_map(m))
+		return at(x, m, "printers: %s: a mapping with charge, price and media", name);
+	if (ydoc_check_map(x->doc, m, name, x->e) != 0)
+		return -1;
+	if ((ip->vals = strv_new(2 * (m->data.mapping.pairs.top - m->data.mapping.pairs.start) +
+	    PRICE_MEDIA_MAX + 8)) == NULL)
+		return err_oom(x->e);
+	YDOC_PAIRS(m, q) {
+		yaml_node_t *k = ydoc_get(x->doc, q->key), *val = ydoc_get(x->doc, q->value);
+		const char *ks = ydoc_str(k), *vs = ydoc_str(val);
+		int price = strcmp(ks, "price") == 0;
+
+		if (strcmp(ks, "charge") == 0) {
+			if (vs == NULL || (p = cfg_priv_find(x->c, vs)) < 0 ||
+			    x->c->privs[p].type != PRIV_QUOTA)
+				return at(x, val, "printers: %s: charge names a declared quota or "
+				    "money privilege ('%.64s' is not one)", name, vs ? vs : "?");
+			snprintf(v, sizeof(v), "charge=%s", vs);
+			if ((ip->vals[ip->nvals++] = strdup(v)) == NULL)
+				return err_oom(x->e);
+			continue;
+		}
+		if (!price && strcmp(ks, "media") != 0)
+			return at(x, k, "printers: %s: unknown key '%.64s' (charge, price, media)",
+			    name, ks);
+		if (!ydoc_is_map(val) || ydoc_check_map(x->doc, val, ks, x->e) != 0)
+			return at(x, val, "printers: %s: %s is a mapping%s", name, ks, price ?
+			    " (mono, colour, duplex_mono, duplex_colour, job)" : " of size: factor");
+		YDOC_PAIRS(val, r) {
+			const char *rk = ydoc_str(ydoc_get(x->doc, r->key));
+			const yaml_node_t *rn = ydoc_get(x->doc, r->value);
+			const char *rv = ydoc_str(rn);
+
+			if (price && !price_key_ok(rk))
+				return at(x, rn, "printers: %s: unknown price '%.64s' (mono, colour, "
+				    "duplex_mono, duplex_colour, job)", name, rk);
+			if (rv == NULL || strlen(rk) >= PRICE_MEDIA_LEN || strchr(rk, ':'))
+				return at(x, rn, "printers: %s: %s.%.64s: expected a number", name,
+				    ks, rk);
+			if (ip->nvals >= PRICE_MEDIA_MAX + 7)
+				return at(x, rn, "printers: %s: at most %d media factors", name,
+				    PRICE_MEDIA_MAX);
+			if (price)
+				snprintf(v, sizeof(v), "%s=%.20s", rk, rv);
+			else
+				snprintf(v, sizeof(v), "media=%s:%.12s", rk, rv);
+			if ((ip->vals[ip->nvals++] = strdup(v)) == NULL)
+				return err_oom(x->e);
+		}
+	}
+	if (price_card_parse(name, ip->vals, ip->nvals, &pc, x->e) != 0)
+		return at(x, m, "printers: %s", x->e->msg);
+	/* stored in one form, so an export imported again changes nothing */
+	strv_free(ip->vals);
+	if ((ip->vals = price_card_vals(&pc, &ip->nvals)) == NULL)
+		return err_oom(x->e);
+	return 0;
+}
+
+/* printers: {NAME: {charge: QUOTA, price: {...}, media: {...}}} */
+static int
+printers(struct ctx *x, const yaml_node_t *m)
+{
+	size_t n;
+
+	if (!ydoc_is_map(m))
+		return at(x, m, "printers is a mapping of printer names to rate cards");
+	if (ydoc_check_map(x->doc, m, "printers", x->e) != 0)
+		return -1;
+	n = m->data.mapping.pairs.top - m->data.mapping.pairs.start;
+	if ((x->d->printers = calloc(n + 1, sizeof(*x->d->printers))) == NULL)
+		return err_oom(x->e);
+	YDOC_PAIRS(m, p) {
+		yaml_node_t *k = ydoc_get(x->doc, p->key);
+		const char *name = ydoc_str(k);
+		struct import_printer *ip = &x->d->printers[x->d->nprinters++];
+
+		if (!cfg_name_ok(name, PRICE_NAME_MAX))
+			return at(x, k, "printers: '%.64s' is not a printer name (letters, digits "
+			    "and . _ - :, as printer.access names it)", name);
+		ip->line = ydoc_line(k);
+		if ((ip->name = strdup(name)) == NULL)
+			return err_oom(x->e);
+		if (card(x, name, ydoc_get(x->doc, p->value), ip) != 0) {
+			snprintf(x->e->key, sizeof(x->e->key), "printers.%s", name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int
 import_parse(const struct cfg *c, const char *text, size_t len,
     struct import_doc *d, struct err *e)
@@ -334,9 +435,11 @@ import_parse(const struct cfg *c, const char *text, size_t len,
 			r = ydoc_is_null(v) ? 0 : cells(&x, v, 1);
 		else if (strcmp(ks, "accounts") == 0)
 			r = ydoc_is_null(v) ? 0 : accounts(&x, v);
+		else if (strcmp(ks, "printers") == 0)
+			r = ydoc_is_null(v) ? 0 : printers(&x, v);
 		else
-			r = err_set(e, ERR_INVALID, ydoc_line(k), ks,
-			    "unknown key '%.64s' (expected reasons, organisations, grants, pools, accounts)", ks);
+			r = err_set(e, ERR_INVALID, ydoc_line(k), ks, "unknown key '%.64s' (expected "
+			    "reasons, organisations, grants, pools, accounts, printers)", ks);
 		if (r != 0)
 			goto done;
 	}
@@ -383,6 +486,11 @@ import_free(struct import_doc *d)
 		free(d->accounts[i].uid);
 	}
 	free(d->accounts);
+	for (i = 0; i < d->nprinters; i++) {
+		strv_free(d->printers[i].vals);
+		free(d->printers[i].name);
+	}
+	free(d->printers);
 	memset(d, 0, sizeof(*d));
 }
 

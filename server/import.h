@@ -40,6 +40,14 @@ struct import_account {
 	size_t nremove;
 };
 
+/* A printer's rate card, as privRate values (price.h). */
+struct import_printer {
+	char *name;
+	char **vals;
+	size_t nvals;
+	int line;
+};
+
 struct import_doc {
 	struct import_node *reasons;	/* parents before children */
 	size_t nreasons;
@@ -49,6 +57,8 @@ struct import_doc {
 	size_t ncells;
 	struct import_account *accounts;
 	size_t naccounts;
+	struct import_printer *printers;
+	size_t nprinters;
 };
 
 /* Parses text; every fault is -1 with e->line and e->key naming it. */

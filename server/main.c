@@ -161,6 +161,8 @@ import_file(const struct cfg *c, const char *path, int dry_run)
 	    dry_run ? " (dry run, nothing written)" : "", sum.reasons_added,
 	    sum.orgs_added, sum.cells_added, sum.cells_changed, sum.accounts_changed,
 	    sum.accounts_created);
+	if (sum.printers_changed)
+		printf("%s: %zu printers' rate cards added or changed\n", path, sum.printers_changed);
 	apply_summary_free(&sum);
 	return 0;
 }

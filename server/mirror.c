@@ -25,18 +25,18 @@
 #include "strmap.h"
 #include "strv.h"
 
-enum mkind { MK_REASON, MK_ORG, MK_CELL, MK_ACCOUNT };
+enum mkind { MK_REASON, MK_ORG, MK_CELL, MK_ACCOUNT, MK_PRINTER };
 
 struct mentry {
 	char uuid[33];
 	enum mkind kind;
 	char *key;		/* path, cell name or uid */
-	char **vals;		/* grants or membership cell names */
+	char **vals;		/* grants, membership cell names or a rate card */
 	size_t nvals;
 };
 
 static const struct cfg *cfg;
-static char *reasons_dn, *orgs_dn, *cells_dn;
+static char *reasons_dn, *orgs_dn, *cells_dn, *printers_dn;
 static struct strmap mirror;
 static atomic_long build_usec;
 
@@ -47,8 +47,9 @@ mirror_init(const struct cfg *c)
 	reasons_dn = dn_join("ou=reasons", c->base_dn);
 	orgs_dn = dn_join("ou=organisations", c->base_dn);
 	cells_dn = dn_join("ou=cells", c->base_dn);
+	printers_dn = dn_join("ou=printers", c->base_dn);
 	strmap_init(&mirror);
-	return reasons_dn && orgs_dn && cells_dn ? 0 : -1;
+	return reasons_dn && orgs_dn && cells_dn && printers_dn ? 0 : -1;
 }
 
 void
@@ -58,7 +59,8 @@ mirror_free(void)
 	free(reasons_dn);
 	free(orgs_dn);
 	free(cells_dn);
-	reasons_dn = orgs_dn = cells_dn = NULL;
+	free(printers_dn);
+	reasons_dn = orgs_dn = cells_dn = printers_dn = NULL;
 }
 
 double
@@ -182,6 +184,14 @@ read_entry(LDAP *ld, LDAPMessage *msg, int people)
 			}
 			strv_free(cv);
 		}
+	} else if (dn_leaf_cn(dn, printers_dn, buf, sizeof(buf)) == 0) {
+		m->kind = MK_PRINTER;
+		if ((m->key = strdup(buf)) == NULL)
+			goto fail;
+		vals = ldap_get_values_len(ld, msg, "privRate");
+		for (i = 0; vals && vals[i]; i++)
+			if (add_val(m, vals[i]->bv_val, vals[i]->bv_len) != 0)
+				goto fail;
 	} else if (dn_path(dn, reasons_dn, buf, sizeof(buf)) == 0 && buf[0]) {
 		m->kind = MK_REASON;
 		if ((m->key = strdup(buf)) == NULL)
@@ -227,6 +237,7 @@ mirror_publish(void)
 	struct snap_input in;
 	struct snap_in_cell *cells = NULL;
 	struct snap_in_account *accts = NULL;
+	struct snap_in_cell *printers = NULL;
 	const char **reasons = NULL, **orgs = NULL;
 	struct timespec t0, t1;
 	struct snap *s;
@@ -234,7 +245,7 @@ mirror_publish(void)
 	size_t i, n = mirror.len;
 	int rc = -1;
 
-	static const char kinds[] = { CHG_REASON, CHG_ORG, CHG_CELL, CHG_ACCOUNT };
+	static const char kinds[] = { CHG_REASON, CHG_ORG, CHG_CELL, CHG_ACCOUNT, CHG_PRINTER };
 	const struct chg_obj *o;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -246,7 +257,8 @@ mirror_publish(void)
 	orgs = calloc(n + 1, sizeof(*orgs));
 	cells = calloc(n + 1, sizeof(*cells));
 	accts = calloc(n + 1, sizeof(*accts));
-	if (!reasons || !orgs || !cells || !accts)
+	printers = calloc(n + 1, sizeof(*printers));
+	if (!reasons || !orgs || !cells || !accts || !printers)
 		goto fail;
 	for (i = 0; i < mirror.cap; i++) {
 		const struct mentry *m = mirror.slots[i].val;
@@ -274,6 +286,11 @@ mirror_publish(void)
 			cells[in.ncells].name = m->key;
 			cells[in.ncells].grants = vals;
 			cells[in.ncells++].ngrants = nvals;
+			break;
+		case MK_PRINTER:
+			printers[in.nprinters].name = m->key;
+			printers[in.nprinters].grants = vals;
+			printers[in.nprinters++].ngrants = nvals;
 			break;
 		case MK_ACCOUNT:
 			if (nvals == 0 && cfg->default_cell != NULL) {
@@ -307,12 +324,18 @@ mirror_publish(void)
 			accts[in.naccounts].cells = (const char **)o->vals;
 			accts[in.naccounts++].ncells = o->nvals;
 			break;
+		case CHG_PRINTER:
+			printers[in.nprinters].name = o->key;
+			printers[in.nprinters].grants = (const char **)o->vals;
+			printers[in.nprinters++].ngrants = o->nvals;
+			break;
 		}
 	}
 	in.reasons = reasons;
 	in.orgs = orgs;
 	in.cells = cells;
 	in.accounts = accts;
+	in.printers = printers;
 	if ((s = snap_build(cfg, &in, &e)) == NULL)
 		goto fail;
 	snap_publish(s);
@@ -331,6 +354,7 @@ fail:
 	free(orgs);
 	free(cells);
 	free(accts);
+	free(printers);
 	return rc;
 }
 

@@ -132,6 +132,47 @@ price_card_parse(const char *name, char *const *vals, size_t n, struct price_car
 	return 0;
 }
 
+char *
+price_factor_text(long milli, char *out, size_t n)
+{
+	size_t len;
+
+	snprintf(out, n, "%ld.%03ld", milli / 1000, milli % 1000);
+	len = strlen(out);
+	while (out[len - 1] == '0')
+		out[--len] = '\0';
+	if (out[len - 1] == '.')
+		out[--len] = '\0';
+	return out;
+}
+
+char **
+price_card_vals(const struct price_card *c, size_t *n)
+{
+	const long long v[] = { c->mono, c->colour, c->duplex_mono, c->duplex_colour, c->job };
+	char **out = calloc(1 + 5 + c->nmedia + 1, sizeof(*out)), f[24];
+	size_t i, k = 0;
+	int bad = out == NULL;
+
+	if (!bad)
+		bad = asprintf(&out[k++], "charge=%s", c->charge) < 0;
+	for (i = 0; !bad && i < 5; i++)
+		bad = asprintf(&out[k++], "%s=%lld", keys[i], v[i]) < 0;
+	for (i = 0; !bad && i < c->nmedia; i++)
+		bad = asprintf(&out[k++], "media=%s:%s", c->media[i].name,
+		    price_factor_text(c->media[i].milli, f, sizeof(f))) < 0;
+	if (bad) {
+		if (out != NULL)
+			out[k - 1] = NULL;	/* asprintf leaves it undefined */
+		for (i = 0; out && out[i]; i++)
+			free(out[i]);
+		free(out);
+		return NULL;
+	}
+	*n = k;
+	return out;
+}
+
 json_t *
 price_card_json(const struct price_card *c)
 {

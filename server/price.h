@@ -64,6 +64,12 @@ struct price_cost {
  */
 int price_card_parse(const char *name, char *const *vals, size_t n, struct price_card *c,
     struct err *e);
+/* The card's values in their one canonical form (every price, factors
+ * as "2" or "1.5"), as privd stores them; malloc'd strv, NULL when out of
+ * memory. */
+char **price_card_vals(const struct price_card *c, size_t *n);
+/* A factor in thousandths as text: 2000 "2", 1500 "1.5"; returns out. */
+char *price_factor_text(long milli, char *out, size_t n);
 /* The card as the API shows it: charge, price, media. */
 json_t *price_card_json(const struct price_card *c);
 /* Whether k is a price's key (mono, colour, duplex_mono, duplex_colour, job). */

@@ -188,6 +188,43 @@ build_account(struct snap *s, const struct snap_in_account *in,
 	return 0;
 }
 
+/* The rate cards; one privd cannot use (a quota no longer declared) is
+ * left out and logged, so its printer keeps page quotas. */
+static int
+build_printers(struct snap *s, const struct snap_input *in)
+{
+	size_t i;
+	struct err e;
+	int p;
+
+	if ((s->printers = calloc(in->nprinters + 1, sizeof(*s->printers))) == NULL)
+		return -1;
+	for (i = 0; i < in->nprinters; i++) {
+		struct price_card *pc = &s->printers[s->nprinters];
+
+		if (price_card_parse(in->printers[i].name, (char *const *)in->printers[i].grants,
+		    in->printers[i].ngrants, pc, &e) != 0) {
+			log_warn("snapshot: %s; printer left out", e.msg);
+			s->skipped++;
+			continue;
+		}
+		if ((p = cfg_priv_find(s->cfg, pc->charge)) < 0 || s->cfg->privs[p].type != PRIV_QUOTA) {
+			log_warn("snapshot: printer %s charges %s, which is not a declared quota; "
+			    "printer left out", pc->name, pc->charge);
+			s->skipped++;
+			continue;
+		}
+		if (strmap_get(&s->printer_by_name, pc->name) != NULL) {
+			s->skipped++;
+			continue;
+		}
+		if (put(&s->printer_by_name, pc->name, pc) != 0)
+			return -1;
+		s->nprinters++;
+	}
+	return 0;
+}
+
 struct snap *
 snap_build(const struct cfg *c, const struct snap_input *in, struct err *e)
 {
@@ -207,6 +244,7 @@ snap_build(const struct cfg *c, const struct snap_input *in, struct err *e)
 	strmap_init(&s->cell_by_name);
 	strmap_init(&s->mres_by_cell);
 	strmap_init(&s->account_by_uid);
+	strmap_init(&s->printer_by_name);
 
 	if (build_paths(&s->reasons, &s->nreasons, &s->reason_idx, in->reasons,
 	    in->nreasons, &s->skipped) != 0)
@@ -259,6 +297,8 @@ snap_build(const struct cfg *c, const struct snap_input *in, struct err *e)
 		if (s->cells[i].npools > 0)
 			s->pooled[s->npooled++] = &s->cells[i];
 
+	if (build_printers(s, in) != 0)
+		goto fail;
 	for (i = 0; i < in->naccounts; i++)
 		nm += in->accounts[i].ncells;
 	if ((s->mres = calloc(nm ? nm : 1, sizeof(*s->mres))) == NULL)

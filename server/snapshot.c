@@ -72,6 +72,8 @@ snap_free(struct snap *s)
 	strmap_free(&s->reason_idx);
 	strmap_free(&s->org_idx);
 	strmap_free(&s->cell_by_name);
+	free(s->printers);
+	strmap_free(&s->printer_by_name);
 	strmap_free(&s->mres_by_cell);
 	strmap_free(&s->account_by_uid);
 	free(s);
@@ -111,6 +113,12 @@ snap_due(time_t now)
 	due = s != NULL && s->next_change != 0 && now >= s->next_change;
 	snap_leave(t);
 	return due;
+}
+
+const struct price_card *
+snap_printer(const struct snap *s, const char *name)
+{
+	return strmap_get(&s->printer_by_name, name);
 }
 
 const struct snap_cell *

@@ -10,6 +10,7 @@
 #include "config.h"
 #include "err.h"
 #include "grant.h"
+#include "price.h"
 #include "strmap.h"
 
 struct snap_cell {
@@ -78,6 +79,10 @@ struct snap {
 	size_t nmres;
 	struct strmap mres_by_cell;
 
+	struct price_card *printers;	/* rate cards, by name */
+	size_t nprinters;
+	struct strmap printer_by_name;
+
 	struct snap_account *accounts;
 	size_t naccounts;
 	struct strmap account_by_uid;
@@ -113,6 +118,8 @@ struct snap_input {
 	size_t ncells;
 	const struct snap_in_account *accounts;
 	size_t naccounts;
+	const struct snap_in_cell *printers;	/* name and privRate values */
+	size_t nprinters;
 };
 
 /* Builds a snapshot (freed by snap_free); NULL and e when out of memory.
@@ -145,6 +152,8 @@ const struct snap_account *snap_account(const struct snap *s, const char *uid);
  * ends by now (then it is rebuilt). */
 int snap_due(time_t now);
 const struct snap_cell *snap_cell(const struct snap *s, const char *name);
+/* A printer's rate card, or NULL when it has none. */
+const struct price_card *snap_printer(const struct snap *s, const char *name);
 int snap_reason_exists(const struct snap *s, const char *path);
 int snap_reason_is_leaf(const struct snap *s, const char *path);
 int snap_org_exists(const struct snap *s, const char *path);

@@ -34,6 +34,20 @@ strv_of(const char *a, const char *b)
 	return v;
 }
 
+char **
+strv_copy(char *const *v, size_t n)
+{
+	char **c = strv_new(n);
+	size_t i;
+
+	for (i = 0; c && i < n; i++)
+		if ((c[i] = strdup(v[i])) == NULL) {
+			strv_free(c);
+			return NULL;
+		}
+	return c;
+}
+
 size_t
 strv_len(char *const *v)
 {

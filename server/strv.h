@@ -8,6 +8,8 @@
 char **strv_new(size_t n);
 /* One or two copied values (b may be NULL). */
 char **strv_of(const char *a, const char *b);
+/* Copies of v's n strings. */
+char **strv_copy(char *const *v, size_t n);
 void strv_free(char **v);
 /* The number of strings before the NULL (0 for NULL). */
 size_t strv_len(char *const *v);

@@ -565,7 +565,7 @@ sync_wait_csn(const char *privileges_csn, const char *people_csn, int timeout_ms
 static void
 follow(void)
 {
-	static char *priv_attrs[] = { "cn", "privGrant", "privPool", "privImportState", "privImportWhat",
+	static char *priv_attrs[] = { "cn", "privGrant", "privPool", "privRate", "privImportState", "privImportWhat",
 	    "privImportActor", "privImportTime", "privImportCSN", "privBefore", "entryCSN", NULL };
 	char *people_attrs[] = { cfg->uid_attr, "privMembership", "privMembershipDates",
 	    "entryCSN", NULL };
@@ -587,7 +587,8 @@ follow(void)
 	strmap_init(&usage_ids);
 	/* usage on the base, not ou=usage: the base always exists */
 	if (begin(&fp, cfg->base_dn, "(|(objectClass=privReason)(objectClass=privOrganisation)"
-	    "(objectClass=privCell)(objectClass=privImport))", priv_attrs) != 0 ||
+	    "(objectClass=privCell)(objectClass=privImport)(objectClass=privPrinter))",
+	    priv_attrs) != 0 ||
 	    begin(&fa, cfg->people_dn, people_filter, people_attrs) != 0 ||
 	    begin(&fu, cfg->base_dn, "(|(objectClass=privUsage)(objectClass=privSessions))",
 	    usage_attrs) != 0)

@@ -181,6 +181,30 @@ write_providers(void **state)
 }
 
 static void
+money_quotas(void **state)
+{
+	struct err e;
+	struct cfg *c;
+
+	(void)state;
+	c = parse(BASE "privileges:\n  b: { type: money, currency: AUD, period: month }\n"
+	    "  p: { type: quota, period: week }\n", &e);
+	assert_non_null(c);
+	assert_int_equal(c->privs[0].type, PRIV_QUOTA);
+	assert_string_equal(c->privs[0].currency, "AUD");
+	assert_string_equal(cfg_priv_type(&c->privs[0]), "money");
+	assert_string_equal(c->privs[1].currency, "");
+	assert_string_equal(cfg_priv_type(&c->privs[1]), "quota");
+	cfg_free(c);
+	refused(BASE "privileges:\n  b: { type: money, period: week }\n", 6, "needs a currency");
+	refused(BASE "privileges:\n  b: { type: money, currency: aud, period: week }\n", 6,
+	    "three capital letters");
+	refused(BASE "privileges:\n  b: { type: quota, currency: AUD, period: week }\n", 6,
+	    "currency is only for type money");
+	refused(BASE "privileges:\n  b: { type: money, currency: AUD }\n", 6, "needs a period");
+}
+
+static void
 missing_values(void **state)
 {
 	(void)state;
@@ -322,6 +346,7 @@ FX_MAIN("config",
     cmocka_unit_test(unknown_keys),
     cmocka_unit_test(bad_types),
     cmocka_unit_test(write_providers),
+    cmocka_unit_test(money_quotas),
     cmocka_unit_test(missing_values),
     cmocka_unit_test(inconsistent_values),
     cmocka_unit_test(bad_keys),
