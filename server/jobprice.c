@@ -48,7 +48,7 @@ jobprice_meta(const char *meta, const struct jobprice *jp)
 
 	if (o == NULL)
 		return NULL;
-	json_object_set(o, "job", jp->breakdown);
+	json_object_set(o, "price", jp->breakdown);
 	text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(o);
 	return text;

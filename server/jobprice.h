@@ -26,7 +26,8 @@ struct jobprice {
  */
 int jobprice_of(json_t *job, const char *quota, struct jobprice *out, struct err *e);
 /* The ledger's metadata (JSON text or NULL) with the breakdown under
- * "job"; malloc'd, NULL when out of memory. */
+ * "price" (a print system's own "job" is its job id); malloc'd, NULL when
+ * out of memory. */
 char *jobprice_meta(const char *meta, const struct jobprice *jp);
 
 #endif

@@ -278,6 +278,8 @@ price_job_parse(json_t *o, struct price_job *j, struct err *e)
 			snprintf(j->sides, sizeof(j->sides), "%s", s);
 			j->duplex = s[1] == 'w';
 		} else if (strcmp(k, "media") == 0) {
+			if (json_is_null(v))
+				continue;
 			if ((s = json_string_value(v)) == NULL || !*s || strlen(s) >= PRICE_MEDIA_LEN)
 				return field(e, "job.media", "a media size (A4, iso_a3_297x420mm), "
 				    "at most 31 characters");

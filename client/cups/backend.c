@@ -25,8 +25,10 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
+#include "colour.h"
 #include "cupsconf.h"
 #include "keyfile.h"
+#include "money.h"
 #include "pages.h"
 #include "rest.h"
 
@@ -43,7 +45,13 @@ struct job {
 	char backend[PATH_MAX];	/* the real backend program */
 	char spool[PATH_MAX];	/* stdin, spooled: removed at the end */
 	long pages;		/* per copy */
-	long long amount;	/* pages x copies */
+	long long amount;	/* pages x copies; priced: the cost privd gave */
+	/* a printer with a rate card in privd: privd prices the job */
+	int priced;
+	char card_quota[128];	/* the quota its card draws on */
+	char currency[8];	/* "" for a quota of pages */
+	long mono, colour_n;	/* pages of one copy, by kind */
+	const char *sides, *media;
 	const char *quota;
 	const char *pool;	/* -o privd-pool=CELL: charge that pool */
 	char held[1024];	/* where the hold sits: its commit path, from privd */
@@ -144,6 +152,18 @@ spool_stdin(struct job *j)
 	close(fd);
 	j->file = j->spool;
 	return 0;
+}
+
+/* An amount as the user reads it: money, or pages. */
+static const char *
+amount_text(const struct job *j, long long v)
+{
+	static char buf[MONEY_TEXT_MAX + 16];
+
+	if (j->currency[0])
+		return money_format(v, j->currency, buf, sizeof(buf));
+	snprintf(buf, sizeof(buf), "%lld %s", v, j->priced ? "units" : "pages");
+	return buf;
 }
 
 static json_t *
@@ -257,6 +277,82 @@ count(struct job *j)
 	return -1;
 }
 
+/*
+ * Whether the queue's printer has a rate card in privd: then privd prices
+ * the job and the backend sends what it counted. -1 to go on, or an exit
+ * status.
+ */
+static int
+card(struct rest *r, struct job *j)
+{
+	char path[512], *p = rest_escape(j->q.access);
+	json_t *a;
+	int rc;
+
+	if (p == NULL) {
+		say("ERROR", "out of memory");
+		return CUPS_BACKEND_FAILED;
+	}
+	snprintf(path, sizeof(path), "/v1/printers/%s", p);
+	free(p);
+	rc = rest_call(r, "GET", path, NULL, NULL, 0);
+	if (down(r, rc))
+		return unreachable(j, r, "reading the printer's rate card");
+	if (r->status == 404)
+		return -1;	/* no card: page quotas */
+	a = answer(r);
+	if (r->status != 200) {
+		say("ERROR", "cannot read %s's rate card: %s: %s", j->q.access, jstr(a, "error"),
+		    jstr(a, "message"));
+		json_decref(a);
+		return CUPS_BACKEND_STOP;
+	}
+	j->priced = 1;
+	snprintf(j->card_quota, sizeof(j->card_quota), "%s", jstr(a, "charge"));
+	snprintf(j->currency, sizeof(j->currency), "%s", jstr(a, "currency"));
+	json_decref(a);
+	return -1;
+}
+
+/* A priced job's pages by kind: a colour job page by page, else all mono. */
+static int
+classify(struct job *j, double threshold)
+{
+	char err[512], *kinds = NULL;
+	long i;
+	int rc;
+
+	j->mono = j->pages;
+	j->colour_n = 0;
+	if (!j->colour)
+		return -1;
+	rc = colour_pages(j->file, j->type, threshold, &kinds, err, sizeof(err));
+	if (rc != 0) {
+		if (j->q.colour_unknown == CUPSCONF_DENY) {
+			say("ERROR", "cannot tell colour pages from mono in job %s (%s: %s), so it is "
+			    "not printed (colour_unknown: deny)", j->id, j->type, rc > 0 ?
+			    "not a type privd-cups classifies" : err);
+			return CUPS_BACKEND_CANCEL;
+		}
+		say("INFO", "job %s: %s; every page is charged as colour (colour_unknown)", j->id,
+		    rc > 0 ? "a type privd-cups does not classify" : err);
+		j->mono = 0;
+		j->colour_n = j->pages;
+		return -1;
+	}
+	j->mono = 0;
+	for (i = 0; kinds[i]; i++)
+		*(kinds[i] == 'c' ? &j->colour_n : &j->mono) += 1;
+	if (i != j->pages)
+		say("DEBUG", "job %s: %ld pages counted, %ld classified; charging those classified",
+		    j->id, j->pages, i);
+	j->pages = i;
+	j->amount = (long long)i * j->copies;
+	say("INFO", "job %s: %ld colour and %ld mono pages a copy", j->id, j->colour_n, j->mono);
+	free(kinds);
+	return -1;
+}
+
 static char *
 metadata(const struct job *j)
 {
@@ -308,9 +404,16 @@ hold(struct rest *r, struct job *j)
 			snprintf(j->rid, sizeof(j->rid), "%s", j->base);
 		else
 			snprintf(j->rid, sizeof(j->rid), "%s.%u", j->base, (unsigned char)k);
-		b = json_pack("{s:s, s:I, s:I, s:o}", "request_id", j->rid, "amount",
-		    (json_int_t)j->amount, "ttl_s", (json_int_t)j->ttl, "metadata",
-		    json_loads(meta, 0, NULL));
+		if (j->priced)
+			b = json_pack("{s:s, s:{s:s, s:{s:I, s:I}, s:s, s:I, s:s*}, s:I, s:o}",
+			    "request_id", j->rid, "job", "printer", j->q.access, "pages",
+			    "mono", (json_int_t)j->mono, "colour", (json_int_t)j->colour_n,
+			    "sides", j->sides, "copies", (json_int_t)j->copies, "media", j->media,
+			    "ttl_s", (json_int_t)j->ttl, "metadata", json_loads(meta, 0, NULL));
+		else
+			b = json_pack("{s:s, s:I, s:I, s:o}", "request_id", j->rid, "amount",
+			    (json_int_t)j->amount, "ttl_s", (json_int_t)j->ttl, "metadata",
+			    json_loads(meta, 0, NULL));
 		/* a pool is charged for the user; or the user's own quota
 		 * with the queue's fallback to the pools they may draw on */
 		if (b != NULL && j->pool != NULL)
@@ -334,8 +437,10 @@ hold(struct rest *r, struct job *j)
 
 			/* settle where it landed: a fallback may have held a pool */
 			snprintf(j->held, sizeof(j->held), "%s", jstr(a, "commit"));
-			say("INFO", "%lld pages held on %s%s%s for %s (%s)", j->amount, j->quota,
-			    *to ? " of the pool of " : "", to, j->user, j->rid);
+			if (j->priced)
+				j->amount = json_integer_value(json_object_get(a, "amount"));
+			say("INFO", "%s held on %s%s%s for %s (%s)", amount_text(j, j->amount),
+			    j->quota, *to ? " of the pool of " : "", to, j->user, j->rid);
 			json_decref(a);
 			ret = -1;
 			goto done;
@@ -356,9 +461,18 @@ hold(struct rest *r, struct job *j)
 		if (strcmp(jstr(a, "error"), "quota_exceeded") == 0) {
 			json_int_t left = json_integer_value(json_object_get(a, "remaining"));
 
-			say("ERROR", "print quota exceeded: this job needs %lld pages, %s has %lld "
-			    "left in %s", j->amount, j->user, (long long)(left > 0 ? left : 0),
-			    jstr(a, "period"));
+			if (j->priced) {
+				char cost[MONEY_TEXT_MAX];
+
+				snprintf(cost, sizeof(cost), "%s", amount_text(j,
+				    json_integer_value(json_object_get(a, "cost"))));
+				say("ERROR", "%s: this job costs %s, %s has %s left in %s", j->quota,
+				    cost, j->user, amount_text(j, left > 0 ? left : 0),
+				    jstr(a, "period"));
+			} else
+				say("ERROR", "print quota exceeded: this job needs %lld pages, %s has "
+				    "%lld left in %s", j->amount, j->user, (long long)(left > 0 ?
+				    left : 0), jstr(a, "period"));
 			ret = CUPS_BACKEND_CANCEL;
 		} else if (r->status == 404 || r->status == 403) {
 			say("ERROR", "%s may not print on %s: %s", j->user, j->queue,
@@ -426,7 +540,13 @@ settle(struct rest *r, struct job *j, int printed)
 	else if (r->status >= 400 && !(printed == 0 && strcmp(jstr(a, "error"), "hold_settled") == 0))
 		say("ERROR", "%s %s: %s: %s", printed ? "committing" : "releasing", j->rid,
 		    jstr(a, "error"), jstr(a, "message"));
-	else if (printed)
+	else if (printed && j->priced) {
+		char cost[MONEY_TEXT_MAX + 16];
+
+		snprintf(cost, sizeof(cost), "%s", amount_text(j, j->amount));
+		say("INFO", "%s charged to %s, %s left", cost, j->quota, amount_text(j,
+		    json_integer_value(json_object_get(a, "remaining"))));
+	} else if (printed)
 		say("INFO", "%lld pages charged to %s on %s", j->amount, j->user, j->quota);
 	else
 		say("INFO", "job %s did not print: its hold %s is released", j->id, j->rid);
@@ -594,8 +714,22 @@ main(int argc, char **argv)
 	mode = cupsGetOption("print-color-mode", nopts, opts);
 	j.colour = mode && strcmp(mode, "color") == 0;
 	j.pool = cupsGetOption("privd-pool", nopts, opts);
+	/* the IPP standard's account, and PyKota's, name a pool too */
+	if (j.pool == NULL || *j.pool == '\0')
+		j.pool = cupsGetOption("job-account-id", nopts, opts);
+	if (j.pool == NULL || *j.pool == '\0')
+		j.pool = cupsGetOption("job-billing", nopts, opts);
 	if (j.pool != NULL && *j.pool == '\0')
 		j.pool = NULL;
+	j.sides = cupsGetOption("sides", nopts, opts);
+	if (j.sides == NULL || (strcmp(j.sides, "two-sided-long-edge") != 0 &&
+	    strcmp(j.sides, "two-sided-short-edge") != 0))
+		j.sides = "one-sided";
+	j.media = cupsGetOption("media", nopts, opts);
+	if (j.media == NULL || *j.media == '\0' || strlen(j.media) > 31)
+		j.media = cupsGetOption("PageSize", nopts, opts);
+	if (j.media != NULL && (*j.media == '\0' || strlen(j.media) > 31))
+		j.media = NULL;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	if ((status = setup(&c, &r, &key, &j)) >= 0)
 		goto done;
@@ -603,6 +737,8 @@ main(int argc, char **argv)
 
 	status = allowed(&r, &j, j.q.access_privilege, j.q.access,
 	    "%s may not print on %s");
+	if (status < 0 && r.status != 0 && (status = card(&r, &j)) < 0 && j.priced)
+		j.quota = j.card_quota;
 	if (status < 0 && j.colour)
 		status = allowed(&r, &j, j.q.colour, NULL, "%s may not print in colour on %s");
 	if (status >= 0)
@@ -614,6 +750,8 @@ main(int argc, char **argv)
 		goto done;
 	}
 	if ((status = count(&j)) >= 0)
+		goto done;
+	if (j.priced && (status = classify(&j, c.colour_threshold)) >= 0)
 		goto done;
 	if (!uncharged && j.amount > 0) {
 		if ((status = hold(&r, &j)) >= 0)
@@ -633,7 +771,7 @@ main(int argc, char **argv)
 		settle(&r, &j, rc == CUPS_BACKEND_OK && !cancelled);
 	/* cupsd keeps the larger of this and the filters' own page lines */
 	if (rc == CUPS_BACKEND_OK && !cancelled)
-		fprintf(stderr, "PAGE: total %lld\n", j.amount);
+		fprintf(stderr, "PAGE: total %lld\n", (long long)j.pages * j.copies);
 	status = rc;
 done:
 	if (j.spool[0])

@@ -73,9 +73,17 @@ queue_keys(struct yconf *y, const yaml_node_t *m, struct cupsconf_queue *q)
 			    strcmp(s, "none") == 0 ? CUPSCONF_OWN : 0;
 			rc = q->fallback == 0 ? yconf_fail(y, v,
 			    "fallback: '%s' is not pools or none", s) : 0;
+		} else if (strcmp(ks, "colour_unknown") == 0 || strcmp(ks, "color_unknown") == 0) {
+			if ((s = yconf_scalar(y, v, ks)) == NULL)
+				return -1;
+			q->colour_unknown = strcmp(s, "colour") == 0 || strcmp(s, "color") == 0 ?
+			    CUPSCONF_COLOUR : strcmp(s, "deny") == 0 ? CUPSCONF_DENY : 0;
+			rc = q->colour_unknown == 0 ? yconf_fail(y, v,
+			    "colour_unknown: '%s' is not colour or deny", s) : 0;
 		} else
 			rc = yconf_fail(y, k, "unknown key '%s' (expected access, access_privilege, "
-			    "pages, colour, colour_pages, unreachable, uncountable or fallback)", ks);
+			    "pages, colour, colour_pages, unreachable, uncountable, fallback or "
+			    "colour_unknown)", ks);
 		if (rc != 0)
 			return -1;
 	}
@@ -121,6 +129,7 @@ cupsconf_load(struct cupsconf *c, const char *path, char *err, size_t nerr)
 
 	memset(c, 0, sizeof(*c));
 	c->hold_ttl = 86400;
+	c->colour_threshold = 0.001;
 	if (yconf_load(&y, path, 0, err, nerr) != 0)
 		return -1;
 	for (pr = y.root ? y.root->data.mapping.pairs.start : NULL;
@@ -136,13 +145,22 @@ cupsconf_load(struct cupsconf *c, const char *path, char *err, size_t nerr)
 			rc = set_str(&y, v, ks, &c->host);
 		else if (strcmp(ks, "hold_ttl") == 0)
 			rc = yconf_long(&y, v, ks, 60, 7 * 86400, &c->hold_ttl);
-		else if (strcmp(ks, "defaults") == 0)
+		else if (strcmp(ks, "colour_threshold") == 0 || strcmp(ks, "color_threshold") == 0) {
+			const char *s = yconf_scalar(&y, v, ks);
+			char *end = NULL;
+
+			if (s != NULL)
+				c->colour_threshold = strtod(s, &end);
+			rc = s == NULL || end == s || *end || c->colour_threshold < 0 ||
+			    c->colour_threshold >= 1 ? yconf_fail(&y, v, "colour_threshold: '%s' is "
+			    "not a coverage from 0 to 1 (0.001)", s ? s : "") : 0;
+		} else if (strcmp(ks, "defaults") == 0)
 			rc = queue_keys(&y, v, &c->defaults);
 		else if (strcmp(ks, "queues") == 0)
 			rc = queues(&y, v, c);
 		else
 			rc = yconf_fail(&y, k, "unknown key '%s' (expected urls, key_file, timeout_ms, "
-			    "host, hold_ttl, defaults or queues)", ks);
+			    "host, hold_ttl, colour_threshold, defaults or queues)", ks);
 	}
 	if (rc == 0 && c->privd.urls == NULL)
 		rc = yconf_fail(&y, y.root, "no urls: where is privd? (urls: [http://HOST:PORT])");
@@ -191,6 +209,8 @@ cupsconf_queue(const struct cupsconf *c, const char *queue, struct cupsconf_queu
 	out->uncountable = q->uncountable ? q->uncountable :
 	    d->uncountable ? d->uncountable : -1;
 	out->fallback = q->fallback ? q->fallback : d->fallback ? d->fallback : CUPSCONF_OWN;
+	out->colour_unknown = q->colour_unknown ? q->colour_unknown :
+	    d->colour_unknown ? d->colour_unknown : CUPSCONF_COLOUR;
 }
 
 static void

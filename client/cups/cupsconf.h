@@ -29,7 +29,12 @@ struct cupsconf_queue {
 				   -1 deny (the default), 0 unset */
 	int fallback;		/* CUPSCONF_POOLS: what the user's own quota cannot
 				   take goes to a pool they may draw on */
+	int colour_unknown;	/* a priced colour job whose pages cannot be
+				   classified: CUPSCONF_COLOUR (all colour, the
+				   default) or CUPSCONF_DENY; 0 unset */
 };
+
+enum { CUPSCONF_COLOUR = 1, CUPSCONF_DENY = 2 };	/* colour_unknown */
 
 enum { CUPSCONF_OWN = 1, CUPSCONF_POOLS = 2 };	/* fallback; 0 unset */
 
@@ -37,6 +42,8 @@ struct cupsconf {
 	struct yconf_privd privd;
 	char *host;		/* in request ids (the short host name) */
 	long hold_ttl;		/* seconds a job may take to print (86400) */
+	double colour_threshold;	/* a page is colour when its cyan, magenta or
+					   yellow coverage is above this (0.001) */
 	struct cupsconf_queue defaults;
 	struct cupsconf_queue *queues;
 	size_t nqueues;

@@ -25,7 +25,7 @@ cleanup() {
 	cups_stop "$dir"
 	tests/integration/env.sh stop "$dir/env" >/dev/null 2>&1 || true
 	sleep 0.2
-	rm -rf "$dir"
+	[ -n "${KEEP:-}" ] || rm -rf "$dir"
 }
 trap cleanup EXIT
 fail() {
@@ -50,13 +50,20 @@ organisations:
   science: {}
 grants:
   "@engineering":
-    printer.access: [+eng-laser, +eng-ps]
+    printer.access: [+eng-laser, +eng-ps, +eng-colour]
   "staff@engineering":
     print.pages: 100
     print.colour: true
     print.colour_pages: 10
+    print.balance: 10000        # $100.00
   "student@engineering":
     print.pages: 10
+    print.balance: 100          # $1.00
+printers:                       # eng-colour is priced; the others count pages
+  eng-colour:
+    charge: print.balance
+    price: { mono: 10, colour: 40, duplex_mono: 7, duplex_colour: 35, job: 0 }
+    media: { A3: 2, legal: 2 }     # ippeveprinter has no A3: legal stands in
 pools:                          # the students' shared budget
   "student@engineering": { print.pages: 20 }
 accounts:
@@ -78,6 +85,7 @@ queues:
   eng-laser: {}
   office: { access: office-colour }
   eng-fb: { access: eng-laser, fallback: pools }
+  eng-colour: {}
 EOF
 cp "$dir/cups.yaml" "$dir/cups.yaml.good"
 "$PRIVCUPS" --check-config "$dir/cups.yaml" > "$dir/check.out" 2>&1 ||
@@ -88,6 +96,7 @@ cups_start "$dir" "$PRIVCUPS" "$dir/cups.yaml"
 cups_queue eng-laser
 cups_queue office
 cups_queue eng-fb
+cups_queue eng-colour
 lpadmin -h "$H" -p eng-ps -E -v "privd:/socket://127.0.0.1:$SP" \
 	-m drv:///sample.drv/generic.ppd -o print-color-mode-default=monochrome 2>/dev/null ||
 	fail "lpadmin eng-ps"
@@ -100,6 +109,15 @@ for n in 1 3 12; do
 	[ "$(qpdf --show-npages "$dir/p$n.pdf")" = "$n" ] || fail "p$n.pdf has not $n pages"
 done
 gs -q -dNOPAUSE -dBATCH -dSAFER -sDEVICE=ps2write -sOutputFile="$dir/p3.ps" "$dir/p3.pdf"
+# 10 pages of black text, pages 2, 5 and 9 with a red box; 3 pages with a grey box
+gs -q -dNOPAUSE -dBATCH -dSAFER -sDEVICE=pdfwrite -sOutputFile="$dir/mix10.pdf" -c "1 1 10 {
+	dup 2 eq 1 index 5 eq or 1 index 9 eq or { 1 0 0 setrgbcolor 100 100 200 200 rectfill } if
+	0 setgray /Helvetica findfont 24 scalefont setfont 72 700 moveto (Page) show showpage pop } for"
+gs -q -dNOPAUSE -dBATCH -dSAFER -sDEVICE=pdfwrite -sOutputFile="$dir/grey3.pdf" -c "1 1 3 {
+	0.5 setgray 100 100 200 200 rectfill 0 setgray /Helvetica findfont 24 scalefont setfont
+	72 700 moveto (Grey) show showpage pop } for"
+gs -q -dNOPAUSE -dBATCH -dSAFER -sDEVICE=ps2write -sOutputFile="$dir/mix10.ps" "$dir/mix10.pdf"
+printf 'line one\nline two\n' > "$dir/note.txt"
 
 cat > "$dir/job.test" <<'EOF'
 {
@@ -229,6 +247,54 @@ expect_end "$j" canceled "print quota exceeded"
 [ "$(pool_usage)" = "15 0" ] && [ "$(usage bob print.pages)" = "3 0" ] ||
 	fail "a job that fits neither moved usage: pool $(pool_usage), bob $(usage bob print.pages)"
 echo "cups.sh: pools: privd-pool charged the pool for bob, refused alice; fallback took 12 from the pool, 3 from bob, refused 12 more"
+
+# --- a priced queue: privd prices the job from eng-colour's rate card; colour
+# counted page by page (gs inkcov), sides, copies and media as the card says
+balance() { usage "$1" print.balance | cut -d' ' -f1; }
+last_cost() {	# USER JOB: the amount of that job's commit on print.balance
+	ledger "$1" print.balance | jq -r --arg j "$2" \
+		'[.entries[] | select(.kind == "commit" and .metadata.job == $j)] | .[0].amount'
+}
+quote=$(curl -sf -H "$RK" -d '{"job":{"printer":"eng-colour","pages":{"mono":7,"colour":3}}}' \
+	"$U/v1/accounts/alice/quotes" | jq -r .cost)
+[ "$quote" = 190 ] || fail "the quote for 7 mono + 3 colour is $quote, not 190"
+j=$(submit eng-colour alice "$dir/mix10.pdf" -o print-color-mode=color)
+expect_end "$j" completed
+# what the user is shown while it ends (cupsd clears it once completed)
+grep -qF "[Job $j] Set job-printer-state-message to \"privd: \$1.90 charged to print.balance, \$98.10 left\"" \
+	"$dir/log/error_log" || fail "job $j: the user was not shown its cost and balance"
+[ "$(last_cost alice "$j")" = "$quote" ] || fail "job $j: charged $(last_cost alice "$j"), the quote was $quote"
+ledger alice print.balance | jq -e --arg j "$j" '.entries[] | select(.kind == "commit" and
+	.metadata.job == $j) | select(.metadata.price.colour_sides == 3 and
+	.metadata.price.mono_sides == 7)' >/dev/null ||
+	fail "job $j: the ledger lacks the breakdown: $(ledger alice print.balance)"
+[ "$(usage alice print.pages)" = "15 0" ] || fail "the priced job moved print.pages: $(usage alice print.pages)"
+grep -q "^eng-colour alice $j .* total 10 " "$dir/log/page_log" || fail "page_log does not say total 10 for $j"
+used=$(balance alice)
+j=$(submit eng-colour alice "$dir/mix10.pdf" -o print-color-mode=color -o sides=two-sided-long-edge -n 2 \
+	-o media=na_legal_8.5x14in)
+expect_end "$j" completed
+[ "$(last_cost alice "$j")" = $((2 * (7 * 7 + 3 * 35) * 2)) ] ||
+	fail "job $j (duplex, 2 copies, legal): charged $(last_cost alice "$j"), not 616"
+j=$(submit eng-colour alice "$dir/grey3.pdf" -o print-color-mode=color)
+expect_end "$j" completed
+[ "$(last_cost alice "$j")" = 30 ] || fail "grey job $j on the colour queue: charged $(last_cost alice "$j"), not 30"
+j=$(submit eng-colour alice "$dir/mix10.pdf" -o print-color-mode=monochrome)
+expect_end "$j" completed
+[ "$(last_cost alice "$j")" = 100 ] || fail "mono job $j: charged $(last_cost alice "$j"), not 100"
+j=$(submit eng-colour alice "$dir/mix10.ps" -o print-color-mode=color)
+expect_end "$j" completed
+[ "$(last_cost alice "$j")" = 190 ] || fail "PostScript job $j: charged $(last_cost alice "$j"), not 190"
+j=$(submit eng-colour alice "$dir/note.txt" -o print-color-mode=color)
+expect_end "$j" completed
+[ "$(last_cost alice "$j")" = 10 ] || fail "text job $j: charged $(last_cost alice "$j"), not 10"
+[ "$(balance alice)" = $((used + 616 + 30 + 100 + 190 + 10)) ] || fail "alice's balance used is $(balance alice)"
+before=$(received)
+j=$(submit eng-colour bob "$dir/p12.pdf")
+expect_end "$j" canceled 'this job costs $1.20, bob has $1.00 left'
+[ "$(received)" = "$before" ] || fail "bob's job over his balance printed"
+[ "$(balance bob)" = 0 ] || fail "bob's refused job moved his balance: $(balance bob)"
+echo "cups.sh: priced queue: 7 mono + 3 colour sides at the card (quote = charge), duplex x2 on legal paper, grey, mono, PostScript and text jobs as the card says, over balance refused with cost and balance"
 
 # --- privd stopped while jobs are queued: they wait, then print, charged once each
 kill "$(cat "$dir/env/privd.pid")"

@@ -10,7 +10,8 @@ cups_pids=()
 
 # ippeveprinter on $IP; again after it was stopped (same port, same folder)
 ipp_start() {
-	DBUS_SYSTEM_BUS_ADDRESS="unix:path=$cups_dir/bus" ippeveprinter -p "$IP" -n localhost \
+	# -2: it prints two-sided too, so duplex jobs reach it (priced by sides)
+	DBUS_SYSTEM_BUS_ADDRESS="unix:path=$cups_dir/bus" ippeveprinter -2 -p "$IP" -n localhost \
 		-f application/pdf,image/pwg-raster -d "$cups_dir/out" -k -c /bin/true -r off \
 		testprn >> "$cups_dir/log/ipp.log" 2>&1 &
 	ipp_pid=$!

@@ -102,8 +102,8 @@ quote_equals_charge_and_replay_charges_nothing(void **state)
 		if (strcmp(json_string_value(json_object_get(e, "request_id")), "r-job-1") != 0)
 			continue;
 		found++;
-		assert_int_equal(it_num(json_object_get(m, "job"), "mono_sides"), 7);
-		assert_int_equal(it_num(json_object_get(m, "job"), "cost"), 190);
+		assert_int_equal(it_num(json_object_get(m, "price"), "mono_sides"), 7);
+		assert_int_equal(it_num(json_object_get(m, "price"), "cost"), 190);
 		assert_non_null(json_object_get(m, "title"));
 	}
 	assert_int_equal(found, 1);

@@ -1,0 +1,196 @@
+/*
+ * colour.c - colour page by page. gs runs as a child with -dSAFER and its
+ * output read from a pipe, never through a shell: the spool file's name
+ * is cupsd's, the document is the user's.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cups/raster.h>
+
+#include "colour.h"
+
+#define PAGES_MAX 100000
+
+static int
+append(char **kinds, size_t *n, char k)
+{
+	char *nk;
+
+	if (*n >= PAGES_MAX || (nk = realloc(*kinds, *n + 2)) == NULL)
+		return -1;
+	nk[(*n)++] = k;
+	nk[*n] = '\0';
+	*kinds = nk;
+	return 0;
+}
+
+/* "gs -sDEVICE=inkcov": a line "C M Y K CMYK OK" per page. */
+static int
+inkcov(const char *path, double threshold, char **kinds, char *err, size_t nerr)
+{
+	char *av[] = { "gs", "-q", "-dSAFER", "-dBATCH", "-dNOPAUSE", "-dNOINTERPOLATE",
+	    "-r72", "-sDEVICE=inkcov", "-sOutputFile=%stdout", (char *)path, NULL };
+	char line[256];
+	size_t n = 0;
+	int fds[2], st, bad = 0;
+	pid_t pid;
+	FILE *f;
+
+	if (pipe(fds) != 0) {
+		snprintf(err, nerr, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	if ((pid = fork()) < 0) {
+		snprintf(err, nerr, "cannot start gs: %s", strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(fds[1], 1);
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 2);
+		}
+		close(fds[0]);
+		close(fds[1]);
+		signal(SIGTERM, SIG_DFL);
+		execvp("gs", av);
+		_exit(127);
+	}
+	close(fds[1]);
+	if ((f = fdopen(fds[0], "r")) == NULL) {
+		close(fds[0]);
+		bad = 1;
+	}
+	while (f && fgets(line, sizeof(line), f) != NULL) {
+		double c, m, y, k;
+
+		if (sscanf(line, " %lf %lf %lf %lf", &c, &m, &y, &k) != 4)
+			continue;	/* gs's own notes */
+		if (append(kinds, &n, c > threshold || m > threshold || y > threshold ?
+		    'c' : 'm') != 0)
+			bad = 1;
+	}
+	if (f)
+		fclose(f);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (bad || !WIFEXITED(st) || WEXITSTATUS(st) != 0 || n == 0) {
+		snprintf(err, nerr, "%s", bad ? "out of memory" : !WIFEXITED(st) ?
+		    "gs was killed" : WEXITSTATUS(st) == 127 ? "gs (Ghostscript) is not installed" :
+		    n == 0 ? "gs found no pages" : "gs could not read the document");
+		return -1;
+	}
+	return 0;
+}
+
+/* Whether a raster line of header h has a pixel of colour above tol. */
+static long
+colour_pixels(const cups_page_header2_t *h, const unsigned char *p)
+{
+	unsigned x;
+	long n = 0;
+
+	for (x = 0; x < h->cupsWidth; x++, p += 3) {
+		int r = p[0], g = p[1], b = p[2];
+		int hi = r > g ? (r > b ? r : b) : (g > b ? g : b);
+		int lo = r < g ? (r < b ? r : b) : (g < b ? g : b);
+
+		n += hi - lo > 24;	/* a grey's channels differ by rounding only */
+	}
+	return n;
+}
+
+/* CUPS and PWG raster: 8-bit RGB pages by their pixels; grey spaces are mono. */
+static int
+raster(const char *path, double threshold, char **kinds, char *err, size_t nerr)
+{
+	cups_page_header2_t h;
+	cups_raster_t *r;
+	unsigned char *line = NULL, *nl;
+	size_t n = 0;
+	int fd, rc = -1;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		snprintf(err, nerr, "cannot open the job's data");
+		return -1;
+	}
+	if ((r = cupsRasterOpen(fd, CUPS_RASTER_READ)) == NULL) {
+		snprintf(err, nerr, "not CUPS or PWG raster");
+		close(fd);
+		return -1;
+	}
+	while (cupsRasterReadHeader2(r, &h)) {
+		int rgb = (h.cupsColorSpace == CUPS_CSPACE_RGB || h.cupsColorSpace ==
+		    CUPS_CSPACE_SRGB || h.cupsColorSpace == CUPS_CSPACE_ADOBERGB) &&
+		    h.cupsBitsPerPixel == 24 && h.cupsColorOrder == CUPS_ORDER_CHUNKED;
+		int grey = h.cupsColorSpace == CUPS_CSPACE_W || h.cupsColorSpace == CUPS_CSPACE_SW ||
+		    h.cupsColorSpace == CUPS_CSPACE_K;
+		long coloured = 0;
+		unsigned y;
+
+		if (h.cupsBytesPerLine == 0 || h.cupsBytesPerLine > (1u << 24) ||
+		    (nl = realloc(line, h.cupsBytesPerLine)) == NULL) {
+			snprintf(err, nerr, "raster page %zu has a bad line length", n + 1);
+			goto done;
+		}
+		line = nl;
+		if (!rgb && !grey) {
+			snprintf(err, nerr, "raster page %zu: colour space %u at %u bits is not "
+			    "one privd-cups classifies", n + 1, h.cupsColorSpace, h.cupsBitsPerPixel);
+			goto done;
+		}
+		for (y = 0; y < h.cupsHeight; y++) {
+			if (cupsRasterReadPixels(r, line, h.cupsBytesPerLine) != h.cupsBytesPerLine) {
+				snprintf(err, nerr, "raster page %zu ends early", n + 1);
+				goto done;
+			}
+			if (rgb && h.cupsBytesPerLine >= h.cupsWidth * 3)
+				coloured += colour_pixels(&h, line);
+		}
+		if (append(kinds, &n, (double)coloured > threshold * h.cupsWidth * h.cupsHeight ?
+		    'c' : 'm') != 0) {
+			snprintf(err, nerr, "out of memory");
+			goto done;
+		}
+	}
+	rc = n > 0 ? 0 : -1;
+	if (n == 0)
+		snprintf(err, nerr, "no raster pages");
+done:
+	free(line);
+	cupsRasterClose(r);
+	close(fd);
+	return rc;
+}
+
+int
+colour_pages(const char *path, const char *type, double threshold, char **kinds,
+    char *err, size_t nerr)
+{
+	int rc;
+
+	*kinds = NULL;
+	if (strcmp(type, "application/pdf") == 0 || strcmp(type, "application/postscript") == 0 ||
+	    strcmp(type, "application/vnd.cups-postscript") == 0)
+		rc = inkcov(path, threshold, kinds, err, nerr);
+	else if (strcmp(type, "image/pwg-raster") == 0 || strcmp(type, "application/vnd.cups-raster") == 0)
+		rc = raster(path, threshold, kinds, err, nerr);
+	else
+		return 1;
+	if (rc != 0) {
+		free(*kinds);
+		*kinds = NULL;
+	}
+	return rc;
+}
