@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "conf.h"
+#include "money.h"
 #include "rest.h"
 
 #define PRIVCTL_VERSION "0.2.0"
@@ -304,6 +305,18 @@ cmd_mv(struct rest *r, int argc, char **argv)
 	    "to", argv[2]));
 }
 
+/* An amount of quota v as text: money ("$12.40") when v has a currency. */
+static const char *
+amount(json_t *v, long long n, char *buf)
+{
+	const char *cur = json_string_value(json_object_get(v, "currency"));
+
+	if (cur != NULL && money_code_ok(cur))
+		return money_format(n, cur, buf, MONEY_TEXT_MAX);
+	snprintf(buf, MONEY_TEXT_MAX, "%lld", n);
+	return buf;
+}
+
 /* A privilege's value as text: "true", "300 of 300 left", "a, b". */
 static void
 value_text(json_t *v, char *buf, size_t n)
@@ -319,15 +332,18 @@ value_text(json_t *v, char *buf, size_t n)
 		snprintf(buf, n, "%s", json_is_true(val) ? "yes" : "no");
 	else if (strcmp(type, "number") == 0)
 		snprintf(buf, n, "%lld", (long long)json_integer_value(val));
-	else if (strcmp(type, "quota") == 0)
-		snprintf(buf, n, "%lld of %lld left (used %lld, credit %lld, %s)",
-		    (long long)json_integer_value(json_object_get(v, "remaining")),
-		    (long long)(json_integer_value(json_object_get(v, "limit")) +
-		    json_integer_value(json_object_get(v, "credit"))),
-		    (long long)json_integer_value(json_object_get(v, "used")),
-		    (long long)json_integer_value(json_object_get(v, "credit")),
+	else if (strcmp(type, "quota") == 0) {
+		char a[4][MONEY_TEXT_MAX];
+
+		snprintf(buf, n, "%s of %s left (used %s, credit %s, %s)",
+		    amount(v, json_integer_value(json_object_get(v, "remaining")), a[0]),
+		    amount(v, json_integer_value(json_object_get(v, "limit")) +
+		    json_integer_value(json_object_get(v, "credit")), a[1]),
+		    amount(v, json_integer_value(json_object_get(v, "used")), a[2]),
+		    amount(v, json_integer_value(json_object_get(v, "credit")), a[3]),
 		    json_string_value(json_object_get(v, "period")) ?
 		    json_string_value(json_object_get(v, "period")) : "no period");
+	}
 	else {
 		json_array_foreach(val, i, e)
 			if (len < n)
@@ -372,12 +388,14 @@ pool_quotas(json_t *quotas, const char *indent)
 	const char *k;
 	json_t *q;
 
+	char a[3][MONEY_TEXT_MAX];
+
 	json_object_foreach(quotas, k, q)
-		printf("%s%-22s %lld used of %lld%s, %lld left in %s\n", indent, k,
-		    (long long)json_integer_value(json_object_get(q, "used")),
-		    (long long)json_integer_value(json_object_get(q, "limit")),
+		printf("%s%-22s %s used of %s%s, %s left in %s\n", indent, k,
+		    amount(q, json_integer_value(json_object_get(q, "used")), a[0]),
+		    amount(q, json_integer_value(json_object_get(q, "limit")), a[1]),
 		    json_integer_value(json_object_get(q, "credit")) ? " (and credit)" : "",
-		    (long long)json_integer_value(json_object_get(q, "remaining")),
+		    amount(q, json_integer_value(json_object_get(q, "remaining")), a[2]),
 		    json_string_value(json_object_get(q, "period")) ?
 		    json_string_value(json_object_get(q, "period")) : "no period");
 }

@@ -122,8 +122,20 @@
 		return h('div', { class: 'card error', role: 'alert', 'data-status': e.status || '' }, msg);
 	}
 
+	/* An amount as people read it: money ("$12.40") for a quota with a
+	 * currency (privd keeps cents), else the number of pages. */
+	function units(n, currency) {
+		if (!currency || typeof n !== 'number')
+			return n;
+		const f = new Intl.NumberFormat(undefined, { style: 'currency', currency: currency,
+		    currencyDisplay: 'narrowSymbol' });
+
+		return f.format(n / Math.pow(10, f.resolvedOptions().maximumFractionDigits));
+	}
+
 	/* A bar of a quota: used (held shown apart) against limit + credit. */
 	function quotaBar(name, q) {
+		const u = (n) => units(n, q.currency);
 		const total = (q.limit || 0) + (q.credit || 0);
 		const used = Math.max(0, (q.used || 0) - (q.held || 0));
 		const pct = (n) => total > 0 ? Math.min(100, 100 * n / total) : 0;
@@ -131,15 +143,16 @@
 		return h('div', { class: 'quota', 'data-quota': name },
 		    h('div', { class: 'quota-head' },
 			h('span', { class: 'quota-name' }, name),
-			h('span', { class: 'left' }, h('strong', {}, q.remaining), ' left of ', total,
+			h('span', { class: 'left', 'data-remaining': q.remaining },
+			    h('strong', {}, u(q.remaining)), ' left of ', u(total),
 			    q.period ? ' in ' + q.period : '')),
 		    h('div', { class: 'bar', role: 'img',
-			'aria-label': name + ': ' + q.used + ' used' + (q.held ? ' (' + q.held +
-			' held)' : '') + ', ' + q.remaining + ' left of ' + total },
+			'aria-label': name + ': ' + u(q.used) + ' used' + (q.held ? ' (' + u(q.held) +
+			' held)' : '') + ', ' + u(q.remaining) + ' left of ' + u(total) },
 			h('span', { class: 'used', 'data-w': pct(used) }),
 			h('span', { class: 'held', 'data-w': pct(q.held || 0) })),
-		    h('p', { class: 'quota-foot' }, q.used + ' used', q.held ? ', ' + q.held + ' held' : '',
-			', limit ' + q.limit, q.credit ? ', credit ' + q.credit : ''));
+		    h('p', { class: 'quota-foot' }, u(q.used) + ' used', q.held ? ', ' + u(q.held) +
+			' held' : '', ', limit ' + u(q.limit), q.credit ? ', credit ' + u(q.credit) : ''));
 	}
 
 	/* Widths through the CSSOM: the policy allows no inline style attributes. */
@@ -197,7 +210,7 @@
 			return h('tr', {},
 			    h('td', {}, m.job || e.request_id),
 			    h('td', {}, m.queue || m.printer || ''),
-			    h('td', { class: 'num' }, e.amount),
+			    h('td', { class: 'num' }, units(e.amount, l.currency)),
 			    h('td', {}, e.kind),
 			    h('td', {}, (e.time || '').replace('T', ' ').slice(0, 19)),
 			    h('td', { class: 'num' }, e.refunded || (e.charge_id ? 'of ' + e.charge_id : '')));

@@ -158,7 +158,11 @@ resolution_through_api(void **state)
 	assert_string_equal(json_string_value(json_array_get(v, 0)),
 	    "student/undergrad@engineering/cse/programs/compeng");
 	p = json_object_get(j, "privileges");
-	assert_int_equal(json_object_size(p), 6);	/* every declared privilege */
+	assert_int_equal(json_object_size(p), 7);	/* every declared privilege */
+	/* a money quota: cents, with its currency (student@engineering/cse) */
+	v = json_object_get(p, "print.balance");
+	assert_string_equal(json_string_value(json_object_get(v, "currency")), "AUD");
+	assert_int_equal(json_integer_value(json_object_get(v, "limit")), 1500);
 	v = json_object_get(p, "print.pages");
 	assert_string_equal(json_string_value(json_object_get(v, "type")), "quota");
 	assert_int_equal(json_integer_value(json_object_get(v, "limit")), 300);

@@ -104,10 +104,11 @@ import_dry_run_then_import(void **state)
 	has(out, "+ cell student@");
 	has(out, "~ account jdoe: +student/undergrad@engineering/cse/programs/compeng");
 	has(out, "+ account vguest: +visitor@");
-	has(out, "dry run, nothing written: 67 changes");
+	has(out, "+ printer office-colour");
+	has(out, "dry run, nothing written: 69 changes");
 	assert_int_equal(it_ldap_count(BASE, "(objectClass=*)"), before);
 	assert_int_equal(privctl("import config/demo.yaml"), 0);
-	has(out, "67 changes");
+	has(out, "69 changes");
 	assert_true(it_ldap_count(BASE, "(objectClass=*)") > before);
 	assert_int_equal(privctl("import config/demo.yaml --dry-run"), 0);
 	has(out, "0 changes");
@@ -137,7 +138,7 @@ tree_draws_counts(void **state)
 {
 	(void)state;
 	assert_int_equal(privctl("tree reasons"), 0);
-	has(out, "├── staff  (0 members, 5 grants)");
+	has(out, "├── staff  (0 members, 6 grants)");
 	has(out, "│   ├── academic  (3 members, 1 grant)");
 	has(out, "└── visitor  (1 member, 1 grant)");
 	fits_80(out);

@@ -65,6 +65,14 @@ cards_are_listed_with_their_currency(void **state)
 	assert_string_equal(json_string_value(json_object_get(j, "currency")), "AUD");
 	assert_int_equal(it_num(j, "remaining"), 1000);
 	json_decref(j);
+	/* privctl shows money as money */
+	{
+		char out[4096];
+
+		assert_int_equal(it_privctl(out, sizeof(out), "quota s1 print.balance"), 0);
+		if (strstr(out, "$10.00 of $10.00 left") == NULL)
+			fail_msg("privctl quota does not show money: %s", out);
+	}
 }
 
 static void

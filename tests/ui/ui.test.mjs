@@ -103,6 +103,9 @@ try {
 		const before = Number(await left(page, 'print.pages'));
 		if (width === 1440)
 			assert.equal(before, 300, 'jdoe does not see 300 pages left');
+		// a money quota reads as money, never as bare cents
+		assert.match(await left(page, 'print.balance'), /^\$\d+\.\d\d$/,
+		    'print.balance is not shown as money');
 		const job = `ui-${width}-${Date.now()}`;
 		const c = await api('POST', '/v1/accounts/jdoe/quotas/print.pages/charges', chargeKey,
 		    { request_id: job, amount: 12, metadata: { printer: 'eng-laser', job } });
