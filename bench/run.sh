@@ -63,11 +63,12 @@ wait_ready "$U"
 {
 	printf 'reasons: { bench: { load: {}, read: {} }, prop: { a: {}, b: {}, c: {} } }\n'
 	printf 'organisations: { lab: { cse: {} } }\n'
-	printf 'grants:\n  "bench/load@": { print.pages: 1000000000 }\n'
-	printf '  "bench@lab": { printer.access: [+lab-laser, +wrapped], print.colour: true }\n'
+	printf 'grants:\n  "bench/load@": { print.pages: 1000000000, print.balance: 1000000000 }\n'
+	printf '  "bench@lab": { printer.access: [+lab-laser, +wrapped, +priced], print.colour: true }\n'
 	printf '  "bench/read@lab/cse": { print.pages: 300, login.hosts: [+cse-lab] }\n'
 	printf '  "prop/a@": { print.pages: 1 }\n  "prop/b@": { print.pages: 7 }\n'
 	printf '  "prop/c@": { print.pages: 9 }\n'
+	printf 'printers:\n  priced: { charge: print.balance, price: { mono: 10, colour: 40 } }\n'
 	printf 'accounts:\n  reader: [bench/read@lab/cse, bench/load@lab]\n  prop: [prop/a@]\n'
 	for i in $(seq 0 99); do printf '  bench%03d: [bench/load@]\n' "$i"; done
 	for i in 1 2 3 4 5 6; do printf '  busy%d: [bench/load@]\n' "$i"; done
@@ -151,9 +152,20 @@ deploy/slapd-dev.sh stop "$dir/imp"
 if [ "$(id -u)" = 0 ]; then
 	read -r cw cd < <(bench/cups.sh "$U" "$C" reader client/cups/privd-cups 20)
 	r5=$(ratio "$cw" "$cd")
+	# a priced colour queue: every page classified, the job priced by privd
+	read -r kw kd < <(bench/cups.sh "$U" "$C" reader client/cups/privd-cups 10 colour)
+	r8=$(ratio "$kw" "$kd")
 else
-	cw=- cd=- r5=0
+	cw=- cd=- r5=0 kw=- kd=- r8=0
 fi
+# 8. colour classification alone: gs inkcov over a 100-page mixed PDF
+gs -q -dNOPAUSE -dBATCH -dSAFER -sDEVICE=pdfwrite -sOutputFile="$dir/mix100.pdf" -c "1 1 100 {
+	dup 10 mod 3 lt { 0 0.6 0 setrgbcolor 100 100 300 300 rectfill } if 0 setgray
+	/Helvetica findfont 24 scalefont setfont 72 700 moveto (Page) show showpage pop } for"
+t0=$(date +%s.%N)
+npages=$(gs -q -dSAFER -dBATCH -dNOPAUSE -r72 -sDEVICE=inkcov -sOutputFile=%stdout \
+	"$dir/mix100.pdf" | grep -c CMYK)
+inkps=$(echo "$(date +%s.%N) $t0 $npages" | awk '{ printf "%.0f", $3 / ($1 - $2) }')
 
 # --- the big directory: 100k accounts, 10k cells, 50k grants, 200k memberships
 "$dir/gen" 100000 10000 > "$dir/big.ldif"
@@ -204,3 +216,5 @@ printf '%-44s %-28s %-12s %s\n' "  driver: achieved rate, late sends" "$lrate re
 printf '%-44s %-28s %-12s %s\n' "import of 20k accounts through the API" "$imp20 s" "(context)" "-"
 printf '%-44s %-28s %-12s %s\n' "import of 100k accounts, privd --import" "$imp100 s" "<= 180 s" "$(verdict "$imp100" 180 max)"
 printf '%-44s %-28s %-12s %s\n' "print jobs via cupsd: privd-cups vs direct" "$r5 ($cw / $cd jobs/s)" ">= 0.80" "$(verdict "$r5" 0.80 min)"
+printf '%-44s %-28s %-12s %s\n' "priced colour queue vs direct, 20-page PDF" "$r8 ($kw / $kd jobs/s)" ">= 0.75" "$(verdict "$r8" 0.75 min)"
+printf '%-44s %-28s %-12s %s\n' "colour classification, 100-page mixed PDF" "$inkps pages/s ($npages pages)" "(context)" "-"

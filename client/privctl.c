@@ -718,19 +718,34 @@ cmd_sessions(struct rest *r, int argc, char **argv)
 /* Credits amount (text) to who's quota; kind "accounts" or "pools". */
 static int
 credit_of(struct rest *r, const char *kind, const char *who, const char *quota,
-    const char *amount)
+    const char *text)
 {
-	char path[1024], id[96], *end;
+	char path[1024], id[96], cur[MONEY_CODE_MAX] = "", *end;
 	char *u = esc(who), *p = esc(quota);
-	long long n = strtoll(amount, &end, 10);
+	long long n = strtoll(text, &end, 10);
 	json_t *body, *j;
 	int rc;
 
-	if (*amount == '\0' || *end != '\0' || n <= 0) {
+	/* a money quota takes money ("5", "5.50", "$5.50": dollars, not cents) */
+	snprintf(path, sizeof(path), "/v1/%s/%s/quotas/%s", kind, u, p);
+	if ((j = get(r, path, "credit", &rc)) == NULL) {
 		free(u);
 		free(p);
-		fprintf(stderr, "privctl: credit: the amount must be a positive whole number, not '%s'\n",
-		    amount);
+		return rc;
+	}
+	if (money_code_ok(json_string_value(json_object_get(j, "currency"))))
+		snprintf(cur, sizeof(cur), "%s", json_string_value(json_object_get(j, "currency")));
+	json_decref(j);
+	if (*cur ? money_parse(text, cur, 1000000000LL, &n) != 0 || n <= 0 :
+	    *text == '\0' || *end != '\0' || n <= 0) {
+		free(u);
+		free(p);
+		if (*cur)
+			fprintf(stderr, "privctl: credit: %s is money in %s: give an amount such as "
+			    "5 or 5.50, not '%s'\n", quota, cur, text);
+		else
+			fprintf(stderr, "privctl: credit: the amount must be a positive whole number, "
+			    "not '%s'\n", text);
 		return EXIT_USAGE;
 	}
 	snprintf(path, sizeof(path), "/v1/%s/%s/quotas/%s/credits", kind, u, p);
@@ -745,11 +760,11 @@ credit_of(struct rest *r, const char *kind, const char *who, const char *quota,
 	if (period)
 		json_object_set_new(body, "period", json_string(period));
 	{
-		char *text = json_dumps(body, JSON_COMPACT);
+		char *js = json_dumps(body, JSON_COMPACT);
 
 		json_decref(body);
-		rc = rest_call(r, "POST", path, "application/json", text, text ? strlen(text) : 0);
-		free(text);
+		rc = rest_call(r, "POST", path, "application/json", js, js ? strlen(js) : 0);
+		free(js);
 	}
 	if (rc != 0 || (rc = rest_fail(r, "credit")) != 0)
 		return rc;
@@ -758,12 +773,16 @@ credit_of(struct rest *r, const char *kind, const char *who, const char *quota,
 		return EXIT_OK;
 	}
 	j = rest_json(r);
-	printf("credited %lld to %s%s %s for %s: %lld left of %lld\n", n,
-	    strcmp(kind, "pools") == 0 ? "the pool of " : "", who, quota,
-	    json_string_value(json_object_get(j, "period")),
-	    (long long)json_integer_value(json_object_get(j, "remaining")),
-	    (long long)(json_integer_value(json_object_get(j, "limit")) +
-	    json_integer_value(json_object_get(j, "credit"))));
+	{
+		char a[3][MONEY_TEXT_MAX];
+
+		printf("credited %s to %s%s %s for %s: %s left of %s\n", amount(j, n, a[0]),
+		    strcmp(kind, "pools") == 0 ? "the pool of " : "", who, quota,
+		    json_string_value(json_object_get(j, "period")),
+		    amount(j, json_integer_value(json_object_get(j, "remaining")), a[1]),
+		    amount(j, json_integer_value(json_object_get(j, "limit")) +
+		    json_integer_value(json_object_get(j, "credit")), a[2]));
+	}
 	json_decref(j);
 	return EXIT_OK;
 }
@@ -773,6 +792,61 @@ cmd_credit(struct rest *r, int argc, char **argv)
 {
 	(void)argc;
 	return credit_of(r, "accounts", argv[0], argv[1], argv[2]);
+}
+
+/* One rate card: "NAME  charges QUOTA: mono $0.10, colour $0.40, ..." */
+static void
+printer_line(json_t *p, int long_form)
+{
+	static const char *const keys[] = { "mono", "colour", "duplex_mono", "duplex_colour",
+	    "job" };
+	json_t *price = json_object_get(p, "price"), *f;
+	char a[MONEY_TEXT_MAX];
+	const char *k;
+	size_t i;
+
+	printf("%-20s charges %s:", json_string_value(json_object_get(p, "name")),
+	    json_string_value(json_object_get(p, "charge")));
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		printf("%s %s %s", i ? "," : "", keys[i],
+		    amount(p, json_integer_value(json_object_get(price, keys[i])), a));
+	printf("%s\n", long_form ? " (a side; job: once a job)" : "");
+	json_object_foreach(json_object_get(p, "media"), k, f)
+		printf("  media %s x %g\n", k, json_number_value(f));
+}
+
+/* privctl printer list | show NAME: the printers' rate cards. */
+static int
+cmd_printer(struct rest *r, int argc, char **argv)
+{
+	char path[512], *c;
+	json_t *j, *p;
+	size_t i;
+	int rc, show = strcmp(argv[0], "show") == 0;
+
+	if (!(strcmp(argv[0], "list") == 0 && argc == 1) && !(show && argc == 2)) {
+		fprintf(stderr, "privctl: printer list | printer show NAME\n");
+		return EXIT_USAGE;
+	}
+	if (show) {
+		c = esc(argv[1]);
+		snprintf(path, sizeof(path), "/v1/printers/%s", c);
+		free(c);
+	} else
+		snprintf(path, sizeof(path), "/v1/printers");
+	if ((j = get(r, path, show ? "printer show" : "printer list", &rc)) == NULL)
+		return rc;
+	if (json_out)
+		fputs(r->body, stdout);
+	else if (show)
+		printer_line(j, 1);
+	else if (json_array_size(json_object_get(j, "printers")) == 0)
+		printf("no printer has a rate card (jobs count pages)\n");
+	else
+		json_array_foreach(json_object_get(j, "printers"), i, p)
+			printer_line(p, 0);
+	json_decref(j);
+	return EXIT_OK;
 }
 
 /* privctl pool list|show|members|grant|revoke|credit|ledger ... */
@@ -1130,6 +1204,10 @@ static const struct cmd cmds[] = {
 	  "covers may draw on them. list and show give used and left; members who may\n"
 	  "draw and through which membership; grant sets limits, revoke drops one.",
 	  cmd_pool, 1, 258 },
+	{ "printer", "list | show NAME [--json]",
+	  "The printers' rate cards: the quota each draws on, its prices per side\n"
+	  "(mono, colour, two-sided) and per job, and its media factors.",
+	  cmd_printer, 1, 2 },
 	{ "report", "QUOTA [--by organisation|reason] [--depth N] [--under PATH] [--period P]\n"
 	  "               [--top N] [--csv] [--json]",
 	  "Usage of QUOTA summed per node of a tree (default: the organisation tree,\n"

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "money.h"
 #include "export.h"
 #include "grant.h"
 #include "path.h"
@@ -242,6 +243,7 @@ api_report_usage(struct req *r)
 	struct err e;
 	size_t i;
 	int t, csv;
+	const char *cur;
 	json_t *out, *rows, *top;
 
 	memset(&o, 0, sizeof(o));
@@ -277,6 +279,7 @@ api_report_usage(struct req *r)
 	} else if (period_key(r->cfg, r->cfg->privs[o.priv].period, period_now(), period, &e) != 0)
 		return http_error(r, 409, "no_period", "period", "%s", e.msg);
 	o.period = period;
+	cur = r->cfg->privs[o.priv].currency;
 	if ((s = api_enter(r, &t, &ret)) == NULL)
 		return ret;
 	if (report_usage(s, &o, &rep, &e) != 0) {
@@ -290,10 +293,19 @@ api_report_usage(struct req *r)
 		textbuf_add(&b, "path,accounts,used,limit,credit,held,share\r\n");
 		for (i = 0; i < rep.nrows; i++) {
 			const struct report_row *w = &rep.rows[i];
+			const long long v[] = { w->used, w->limit, w->credit, w->held };
+			char m[MONEY_TEXT_MAX];
+			size_t k;
 
 			csv_field(&b, *w->path ? w->path : "/");
-			textbuf_add(&b, ",%zu,%lld,%lld,%lld,%lld,%.4f\r\n", w->accounts, w->used,
-			    w->limit, w->credit, w->held, share_of(w->used, rep.used));
+			textbuf_add(&b, ",%zu", w->accounts);
+			/* money as money ("$12.40"), quoted: a symbol may hold a comma */
+			for (k = 0; k < 4; k++)
+				if (*cur)
+					textbuf_add(&b, ",\"%s\"", money_format(v[k], cur, m, sizeof(m)));
+				else
+					textbuf_add(&b, ",%lld", v[k]);
+			textbuf_add(&b, ",%.4f\r\n", share_of(w->used, rep.used));
 		}
 		report_free(&rep);
 		snap_leave(t);
@@ -323,6 +335,8 @@ api_report_usage(struct req *r)
 	    "multi_node_accounts", (json_int_t)rep.multi,
 	    "note", "an account with memberships in several rows counts once in each; "
 	    "the totals count it once", "rows", rows, "top", top);
+	if (out != NULL && *cur)
+		json_object_set_new(out, "currency", json_string(cur));
 	report_free(&rep);
 	snap_leave(t);
 	return http_json(r, 200, out);

@@ -276,6 +276,11 @@ j=$(submit eng-colour alice "$dir/mix10.pdf" -o print-color-mode=color -o sides=
 expect_end "$j" completed
 [ "$(last_cost alice "$j")" = $((2 * (7 * 7 + 3 * 35) * 2)) ] ||
 	fail "job $j (duplex, 2 copies, legal): charged $(last_cost alice "$j"), not 616"
+# N-up as the filters applied it: 5 sides, pages 1+2, 5+6 and 9+10 carry colour
+j=$(submit eng-colour alice "$dir/mix10.pdf" -o print-color-mode=color -o number-up=2)
+expect_end "$j" completed
+[ "$(last_cost alice "$j")" = $((3 * 40 + 2 * 10)) ] ||
+	fail "job $j (2-up): charged $(last_cost alice "$j"), not 140"
 j=$(submit eng-colour alice "$dir/grey3.pdf" -o print-color-mode=color)
 expect_end "$j" completed
 [ "$(last_cost alice "$j")" = 30 ] || fail "grey job $j on the colour queue: charged $(last_cost alice "$j"), not 30"
@@ -288,13 +293,13 @@ expect_end "$j" completed
 j=$(submit eng-colour alice "$dir/note.txt" -o print-color-mode=color)
 expect_end "$j" completed
 [ "$(last_cost alice "$j")" = 10 ] || fail "text job $j: charged $(last_cost alice "$j"), not 10"
-[ "$(balance alice)" = $((used + 616 + 30 + 100 + 190 + 10)) ] || fail "alice's balance used is $(balance alice)"
+[ "$(balance alice)" = $((used + 616 + 140 + 30 + 100 + 190 + 10)) ] || fail "alice's balance used is $(balance alice)"
 before=$(received)
 j=$(submit eng-colour bob "$dir/p12.pdf")
 expect_end "$j" canceled 'this job costs $1.20, bob has $1.00 left'
 [ "$(received)" = "$before" ] || fail "bob's job over his balance printed"
 [ "$(balance bob)" = 0 ] || fail "bob's refused job moved his balance: $(balance bob)"
-echo "cups.sh: priced queue: 7 mono + 3 colour sides at the card (quote = charge), duplex x2 on legal paper, grey, mono, PostScript and text jobs as the card says, over balance refused with cost and balance"
+echo "cups.sh: priced queue: 7 mono + 3 colour sides at the card (quote = charge), duplex x2 on legal paper, 2-up, grey, mono, PostScript and text jobs as the card says, over balance refused with cost and balance"
 
 # --- privd stopped while jobs are queued: they wait, then print, charged once each
 kill "$(cat "$dir/env/privd.pid")"

@@ -167,6 +167,37 @@ over_balance_is_refused_with_cost_and_remaining(void **state)
 	assert_int_equal(it_number(BAL, "used"), 190);
 }
 
+static void
+money_reads_as_money(void **state)
+{
+	char out[8192];
+	long st;
+	char *text;
+
+	(void)state;
+	/* usage by organisation: s1 190 + s2 616 in eng, as money */
+	text = it_request("GET", "/v1/reports/usage?privilege=print.balance&format=csv",
+	    ADMIN_KEY, NULL, 0, &st);
+	assert_int_equal(st, 200);
+	if (strstr(text, "eng,2,\"$8.06\",\"$20.00\"") == NULL)
+		fail_msg("the CSV report does not show money: %s", text);
+	free(text);
+	/* privctl: the cards, and a credit typed as money */
+	assert_int_equal(it_privctl(out, sizeof(out), "printer list"), 0);
+	if (strstr(out, "eng-colour") == NULL || strstr(out, "colour $0.40") == NULL)
+		fail_msg("privctl printer list: %s", out);
+	assert_int_equal(it_privctl(out, sizeof(out), "printer show eng-colour"), 0);
+	if (strstr(out, "media A3 x 2") == NULL)
+		fail_msg("privctl printer show: %s", out);
+	assert_int_equal(it_privctl(out, sizeof(out), "printer show nope"), 1);
+	assert_int_equal(it_privctl(out, sizeof(out), "credit s2 print.balance 2.50"), 0);
+	if (strstr(out, "credited $2.50") == NULL)
+		fail_msg("privctl credit: %s", out);
+	assert_int_equal(it_number("/v1/accounts/s2/quotas/print.balance", "credit"), 250);
+	assert_int_equal(it_privctl(out, sizeof(out), "credit s2 print.balance 1.005"), 2);
+	assert_int_equal(it_number("/v1/accounts/s2/quotas/print.balance", "credit"), 250);
+}
+
 /* The field a request is refused for with 400 (or 404 for a printer). */
 static void
 refused(const char *path, const char *key, const char *body, long want, const char *field)
@@ -253,6 +284,7 @@ main(void)
 		cmocka_unit_test(duplex_copies_media_hold_and_commit),
 		cmocka_unit_test(over_balance_is_refused_with_cost_and_remaining),
 		cmocka_unit_test(bad_jobs_name_the_field),
+		cmocka_unit_test(money_reads_as_money),
 		cmocka_unit_test(cards_round_trip_and_bad_cards_are_refused),
 	};
 
