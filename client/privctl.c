@@ -638,10 +638,11 @@ ledger_of(struct rest *r, const char *kind, const char *who, const char *quota)
 		const char *t = json_string_value(json_object_get(e, "time"));
 		const char *a = json_string_value(json_object_get(e, "actor"));
 		const char *acc = json_string_value(json_object_get(e, "account"));
+		char am[MONEY_TEXT_MAX];
 
-		printf("%-20.19s %-8s %7lld  %-24.24s ", t ? t : "",
+		printf("%-20.19s %-8s %7s  %-24.24s ", t ? t : "",
 		    json_string_value(json_object_get(e, "kind")),
-		    (long long)json_integer_value(json_object_get(e, "amount")),
+		    amount(j, json_integer_value(json_object_get(e, "amount")), am),
 		    json_string_value(json_object_get(e, "request_id")));
 		if (pool)	/* and who drew */
 			printf("%-16.16s %s\n", a ? a : "", acc ? acc : "");

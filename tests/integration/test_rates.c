@@ -190,6 +190,9 @@ money_reads_as_money(void **state)
 	if (strstr(out, "media A3 x 2") == NULL)
 		fail_msg("privctl printer show: %s", out);
 	assert_int_equal(it_privctl(out, sizeof(out), "printer show nope"), 1);
+	assert_int_equal(it_privctl(out, sizeof(out), "ledger s1 print.balance"), 0);
+	if (strstr(out, "$1.90") == NULL)
+		fail_msg("privctl ledger does not show money: %s", out);
 	assert_int_equal(it_privctl(out, sizeof(out), "credit s2 print.balance 2.50"), 0);
 	if (strstr(out, "credited $2.50") == NULL)
 		fail_msg("privctl credit: %s", out);
