@@ -158,13 +158,13 @@ if [ "$(id -u)" = 0 ]; then
 else
 	cw=- cd=- r5=0 kw=- kd=- r8=0
 fi
-# 8. colour classification alone: gs inkcov over a 100-page mixed PDF
+# 8. colour classification alone: gs rendering a 100-page mixed PDF as privd-cups does
 gs -q -dNOPAUSE -dBATCH -dSAFER -sDEVICE=pdfwrite -sOutputFile="$dir/mix100.pdf" -c "1 1 100 {
 	dup 10 mod 3 lt { 0 0.6 0 setrgbcolor 100 100 300 300 rectfill } if 0 setgray
 	/Helvetica findfont 24 scalefont setfont 72 700 moveto (Page) show showpage pop } for"
 t0=$(date +%s.%N)
-npages=$(gs -q -dSAFER -dBATCH -dNOPAUSE -r72 -sDEVICE=inkcov -sOutputFile=%stdout \
-	"$dir/mix100.pdf" | grep -c CMYK)
+npages=$(gs -q -dSAFER -dBATCH -dNOPAUSE -dUseFastColor=true -r36 -sDEVICE=ppmraw \
+	-sOutputFile="$dir/mix100-%03d.ppm" "$dir/mix100.pdf" && ls "$dir"/mix100-*.ppm | wc -l)
 inkps=$(echo "$(date +%s.%N) $t0 $npages" | awk '{ printf "%.0f", $3 / ($1 - $2) }')
 
 # --- the big directory: 100k accounts, 10k cells, 50k grants, 200k memberships

@@ -1,7 +1,8 @@
 /*
  * test_colour.c - privd-cups's colour page by page: PWG raster pages by
- * their pixels (colour, grey made as RGB, a grey colour space), PDF pages
- * through Ghostscript's inkcov, the threshold, and what it cannot read.
+ * their pixels (colour, grey made as RGB, a grey colour space), PDF and
+ * PostScript pages rendered by Ghostscript (grey drawn in RGB is grey), the
+ * threshold, and what it cannot read.
  */
 #include <fcntl.h>
 #include <setjmp.h>
@@ -81,22 +82,38 @@ raster_pages_by_pixels(void **state)
 }
 
 static void
-pdf_pages_through_inkcov(void **state)
+pdf_pages_rendered(void **state)
 {
 	char dir[] = "/tmp/test_colour.XXXXXX", cmd[1024], pdf[512], err[256], *kinds = NULL;
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
 	snprintf(pdf, sizeof(pdf), "%s/mix.pdf", dir);
-	/* pages 2 and 3 carry colour; 4 has a grey box, 1 is black text */
+	/* 1 black text; 2, 3 a blue box; 4 a grey box; 5 a grey box drawn in
+	 * RGB, as office documents draw grey; 6 a blue dot below the threshold */
 	snprintf(cmd, sizeof(cmd), "gs -q -dNOPAUSE -dBATCH -dSAFER -sDEVICE=pdfwrite "
-	    "-sOutputFile=%s -c '1 1 4 { dup 2 eq 1 index 3 eq or { 0 0 1 setrgbcolor 100 100 "
+	    "-sOutputFile=%s -c '1 1 6 { dup 2 eq 1 index 3 eq or { 0 0 1 setrgbcolor 100 100 "
 	    "200 200 rectfill } if dup 4 eq { 0.5 setgray 100 100 200 200 rectfill } if "
+	    "dup 5 eq { 0.5 0.5 0.5 setrgbcolor 100 100 200 200 rectfill } if "
+	    "dup 6 eq { 0 0 1 setrgbcolor 100 100 4 4 rectfill } if "
 	    "0 setgray /Helvetica findfont 24 scalefont setfont 72 700 moveto (Page) show "
 	    "showpage pop } for'", pdf);
 	assert_int_equal(system(cmd), 0);
 	assert_int_equal(colour_pages(pdf, "application/pdf", 0.001, &kinds, err, sizeof(err)), 0);
-	assert_string_equal(kinds, "mccm");
+	assert_string_equal(kinds, "mccmmm");
+	free(kinds);
+	/* a threshold of 0 counts the dot */
+	assert_int_equal(colour_pages(pdf, "application/pdf", 0, &kinds, err, sizeof(err)), 0);
+	assert_string_equal(kinds, "mccmmc");
+	free(kinds);
+	/* the same pages as PostScript */
+	snprintf(cmd, sizeof(cmd), "gs -q -dNOPAUSE -dBATCH -dSAFER -sDEVICE=ps2write "
+	    "-sOutputFile=%s/mix.ps %s", dir, pdf);
+	assert_int_equal(system(cmd), 0);
+	snprintf(pdf, sizeof(pdf), "%s/mix.ps", dir);
+	assert_int_equal(colour_pages(pdf, "application/postscript", 0.001, &kinds, err,
+	    sizeof(err)), 0);
+	assert_string_equal(kinds, "mccmmm");
 	free(kinds);
 	/* not a PDF: an error, no pages */
 	snprintf(cmd, sizeof(cmd), "printf 'not a pdf' > %s/bad.pdf", dir);
@@ -113,4 +130,4 @@ pdf_pages_through_inkcov(void **state)
 
 FX_MAIN("colour",
 	cmocka_unit_test(raster_pages_by_pixels),
-	cmocka_unit_test(pdf_pages_through_inkcov))
+	cmocka_unit_test(pdf_pages_rendered))

@@ -1,7 +1,8 @@
 /*
- * colour.c - colour page by page. gs runs as a child with -dSAFER and its
- * output read from a pipe, never through a shell: the spool file's name
- * is cupsd's, the document is the user's.
+ * colour.c - colour page by page, from pixels: Ghostscript's rendering of
+ * PDF and PostScript, or the raster itself. gs runs as a child with
+ * -dSAFER and its output read from a pipe, never through a shell: the
+ * spool file's name is cupsd's, the document is the user's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,15 +32,57 @@ append(char **kinds, size_t *n, char k)
 	return 0;
 }
 
-/* "gs -sDEVICE=inkcov": a line "C M Y K CMYK OK" per page. */
-static int
-inkcov(const char *path, double threshold, char **kinds, char *err, size_t nerr)
+/* Pixels of rgb (n of them, 3 bytes each) whose channels differ by more than a
+ * grey's rounding: grey made as RGB is grey, not colour. */
+static long
+chroma(const unsigned char *p, size_t n)
 {
-	char *av[] = { "gs", "-q", "-dSAFER", "-dBATCH", "-dNOPAUSE", "-dNOINTERPOLATE",
-	    "-r72", "-sDEVICE=inkcov", "-sOutputFile=%stdout", (char *)path, NULL };
-	char line[256];
-	size_t n = 0;
-	int fds[2], st, bad = 0;
+	long c = 0;
+
+	for (; n > 0; n--, p += 3) {
+		int r = p[0], g = p[1], b = p[2];
+		int hi = r > g ? (r > b ? r : b) : (g > b ? g : b);
+		int lo = r < g ? (r < b ? r : b) : (g < b ? g : b);
+
+		c += hi - lo > 24;
+	}
+	return c;
+}
+
+/* A number of a PPM header, skipping blanks and comments; -1 at its end. */
+static long
+ppm_num(FILE *f)
+{
+	long v = 0;
+	int ch, digits = 0;
+
+	while ((ch = getc(f)) != EOF && (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' ||
+	    ch == '#'))
+		if (ch == '#')
+			while ((ch = getc(f)) != EOF && ch != '\n')
+				;
+	for (; ch != EOF && ch >= '0' && ch <= '9' && v < 1000000; ch = getc(f), digits++)
+		v = v * 10 + (ch - '0');
+	return digits ? v : -1;	/* the one blank after it is read too */
+}
+
+/*
+ * PDF and PostScript: Ghostscript renders each page as RGB at 36 dpi
+ * (ppmraw, fast colour: no ICC work, grey stays r = g = b) and the pixels
+ * decide. Ghostscript's inkcov device was tried first: it reports the
+ * area each CMYK channel touches, so a grey box drawn in RGB, as office
+ * documents draw it, reads as cyan, magenta and yellow, and its page
+ * would be charged as colour.
+ */
+static int
+render(const char *path, double threshold, char **kinds, char *err, size_t nerr)
+{
+	char *av[] = { "gs", "-q", "-dSAFER", "-dBATCH", "-dNOPAUSE", "-dUseFastColor=true",
+	    "-r36", "-sDEVICE=ppmraw", "-sstdout=%stderr", "-sOutputFile=%stdout", (char *)path,
+	    NULL };
+	unsigned char *px = NULL, *np;
+	size_t n = 0, cap = 0;
+	int fds[2], st, bad = 0, ch;
 	pid_t pid;
 	FILE *f;
 
@@ -72,43 +115,50 @@ inkcov(const char *path, double threshold, char **kinds, char *err, size_t nerr)
 		close(fds[0]);
 		bad = 1;
 	}
-	while (f && fgets(line, sizeof(line), f) != NULL) {
-		double c, m, y, k;
+	/* one "P6 W H 255" image a page */
+	while (f && !bad && (ch = getc(f)) != EOF) {
+		long w, h, max;
+		size_t bytes;
 
-		if (sscanf(line, " %lf %lf %lf %lf", &c, &m, &y, &k) != 4)
-			continue;	/* gs's own notes */
-		if (append(kinds, &n, c > threshold || m > threshold || y > threshold ?
-		    'c' : 'm') != 0)
+		if (ch != 'P' || getc(f) != '6' || (w = ppm_num(f)) <= 0 || (h = ppm_num(f)) <= 0 ||
+		    (max = ppm_num(f)) != 255 || w * h > 64L * 1024 * 1024) {
+			bad = 2;
+			break;
+		}
+		bytes = (size_t)w * (size_t)h * 3;
+		if (bytes > cap) {
+			if ((np = realloc(px, bytes)) == NULL) {
+				bad = 1;
+				break;
+			}
+			px = np;
+			cap = bytes;
+		}
+		if (fread(px, 1, bytes, f) != bytes) {
+			bad = 2;
+			break;
+		}
+		if (append(kinds, &n, (double)chroma(px, (size_t)w * (size_t)h) >
+		    threshold * (double)w * (double)h ? 'c' : 'm') != 0)
 			bad = 1;
 	}
-	if (f)
+	if (f) {
+		/* drain what is left, so gs is not stopped by a full pipe */
+		while (getc(f) != EOF)
+			;
 		fclose(f);
+	}
+	free(px);
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	if (bad || !WIFEXITED(st) || WEXITSTATUS(st) != 0 || n == 0) {
-		snprintf(err, nerr, "%s", bad ? "out of memory" : !WIFEXITED(st) ?
+		snprintf(err, nerr, "%s", bad == 1 ? "out of memory" : !WIFEXITED(st) ?
 		    "gs was killed" : WEXITSTATUS(st) == 127 ? "gs (Ghostscript) is not installed" :
-		    n == 0 ? "gs found no pages" : "gs could not read the document");
+		    bad == 2 ? "gs gave an image privd-cups cannot read" : n == 0 ?
+		    "gs found no pages" : "gs could not read the document");
 		return -1;
 	}
 	return 0;
-}
-
-/* Whether a raster line of header h has a pixel of colour above tol. */
-static long
-colour_pixels(const cups_page_header2_t *h, const unsigned char *p)
-{
-	unsigned x;
-	long n = 0;
-
-	for (x = 0; x < h->cupsWidth; x++, p += 3) {
-		int r = p[0], g = p[1], b = p[2];
-		int hi = r > g ? (r > b ? r : b) : (g > b ? g : b);
-		int lo = r < g ? (r < b ? r : b) : (g < b ? g : b);
-
-		n += hi - lo > 24;	/* a grey's channels differ by rounding only */
-	}
-	return n;
 }
 
 /* CUPS and PWG raster: 8-bit RGB pages by their pixels; grey spaces are mono. */
@@ -156,7 +206,7 @@ raster(const char *path, double threshold, char **kinds, char *err, size_t nerr)
 				goto done;
 			}
 			if (rgb && h.cupsBytesPerLine >= h.cupsWidth * 3)
-				coloured += colour_pixels(&h, line);
+				coloured += chroma(line, h.cupsWidth);
 		}
 		if (append(kinds, &n, (double)coloured > threshold * h.cupsWidth * h.cupsHeight ?
 		    'c' : 'm') != 0) {
@@ -183,7 +233,7 @@ colour_pages(const char *path, const char *type, double threshold, char **kinds,
 	*kinds = NULL;
 	if (strcmp(type, "application/pdf") == 0 || strcmp(type, "application/postscript") == 0 ||
 	    strcmp(type, "application/vnd.cups-postscript") == 0)
-		rc = inkcov(path, threshold, kinds, err, nerr);
+		rc = render(path, threshold, kinds, err, nerr);
 	else if (strcmp(type, "image/pwg-raster") == 0 || strcmp(type, "application/vnd.cups-raster") == 0)
 		rc = raster(path, threshold, kinds, err, nerr);
 	else

@@ -1,9 +1,9 @@
 /*
  * colour.h - which pages of a print job carry colour: PDF and PostScript
- * through Ghostscript's inkcov device (the gs program), CUPS and PWG
- * raster from their pixels (libcupsimage). A page is colour when its
- * cyan, magenta or yellow coverage passes a threshold; black made as
- * grey counts as black.
+ * rendered by Ghostscript (the gs program), CUPS and PWG raster read with
+ * libcupsimage. A page is colour when more than a threshold of its pixels
+ * (a fraction, 0.001 by default) carry colour; grey, however it was
+ * drawn (DeviceGray, RGB with equal channels), is not colour.
  */
 #ifndef PRIVD_COLOUR_H
 #define PRIVD_COLOUR_H

@@ -153,7 +153,7 @@ cupsconf_load(struct cupsconf *c, const char *path, char *err, size_t nerr)
 				c->colour_threshold = strtod(s, &end);
 			rc = s == NULL || end == s || *end || c->colour_threshold < 0 ||
 			    c->colour_threshold >= 1 ? yconf_fail(&y, v, "colour_threshold: '%s' is "
-			    "not a coverage from 0 to 1 (0.001)", s ? s : "") : 0;
+			    "not a share of a page's pixels from 0 to 1 (0.001)", s ? s : "") : 0;
 		} else if (strcmp(ks, "defaults") == 0)
 			rc = queue_keys(&y, v, &c->defaults);
 		else if (strcmp(ks, "queues") == 0)

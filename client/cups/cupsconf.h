@@ -42,8 +42,8 @@ struct cupsconf {
 	struct yconf_privd privd;
 	char *host;		/* in request ids (the short host name) */
 	long hold_ttl;		/* seconds a job may take to print (86400) */
-	double colour_threshold;	/* a page is colour when its cyan, magenta or
-					   yellow coverage is above this (0.001) */
+	double colour_threshold;	/* a page is colour when more than this share
+					   of its pixels carry colour (0.001) */
 	struct cupsconf_queue defaults;
 	struct cupsconf_queue *queues;
 	size_t nqueues;

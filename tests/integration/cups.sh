@@ -109,12 +109,13 @@ for n in 1 3 12; do
 	[ "$(qpdf --show-npages "$dir/p$n.pdf")" = "$n" ] || fail "p$n.pdf has not $n pages"
 done
 gs -q -dNOPAUSE -dBATCH -dSAFER -sDEVICE=ps2write -sOutputFile="$dir/p3.ps" "$dir/p3.pdf"
-# 10 pages of black text, pages 2, 5 and 9 with a red box; 3 pages with a grey box
+# 10 pages of black text, pages 2, 5 and 9 with a red box; 3 pages with a grey
+# box drawn in RGB, as office documents draw grey
 gs -q -dNOPAUSE -dBATCH -dSAFER -sDEVICE=pdfwrite -sOutputFile="$dir/mix10.pdf" -c "1 1 10 {
 	dup 2 eq 1 index 5 eq or 1 index 9 eq or { 1 0 0 setrgbcolor 100 100 200 200 rectfill } if
 	0 setgray /Helvetica findfont 24 scalefont setfont 72 700 moveto (Page) show showpage pop } for"
 gs -q -dNOPAUSE -dBATCH -dSAFER -sDEVICE=pdfwrite -sOutputFile="$dir/grey3.pdf" -c "1 1 3 {
-	0.5 setgray 100 100 200 200 rectfill 0 setgray /Helvetica findfont 24 scalefont setfont
+	0.5 0.5 0.5 setrgbcolor 100 100 200 200 rectfill 0 setgray /Helvetica findfont 24 scalefont setfont
 	72 700 moveto (Grey) show showpage pop } for"
 gs -q -dNOPAUSE -dBATCH -dSAFER -sDEVICE=ps2write -sOutputFile="$dir/mix10.ps" "$dir/mix10.pdf"
 printf 'line one\nline two\n' > "$dir/note.txt"
@@ -249,7 +250,7 @@ expect_end "$j" canceled "print quota exceeded"
 echo "cups.sh: pools: privd-pool charged the pool for bob, refused alice; fallback took 12 from the pool, 3 from bob, refused 12 more"
 
 # --- a priced queue: privd prices the job from eng-colour's rate card; colour
-# counted page by page (gs inkcov), sides, copies and media as the card says
+# counted page by page (rendered by gs), sides, copies and media as the card says
 balance() { usage "$1" print.balance | cut -d' ' -f1; }
 last_cost() {	# USER JOB: the amount of that job's commit on print.balance
 	ledger "$1" print.balance | jq -r --arg j "$2" \
