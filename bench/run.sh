@@ -153,7 +153,7 @@ if [ "$(id -u)" = 0 ]; then
 	read -r cw cd < <(bench/cups.sh "$U" "$C" reader client/cups/privd-cups 20)
 	r5=$(ratio "$cw" "$cd")
 	# a priced colour queue: every page classified, the job priced by privd
-	read -r kw kd < <(bench/cups.sh "$U" "$C" reader client/cups/privd-cups 10 colour)
+	read -r kw kd < <(bench/cups.sh "$U" "$C" reader client/cups/privd-cups 20 colour)
 	r8=$(ratio "$kw" "$kd")
 else
 	cw=- cd=- r5=0 kw=- kd=- r8=0
