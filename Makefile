@@ -95,8 +95,8 @@ $(B)/tests/test_%: $(B)/tests/test_%.o $(B)/tests/fixture.o $(SRV_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) -lcmocka
 
 # privd-cups's colour classifier (client/cups/colour.c), tested on its own
-$(B)/tests/test_colour: $(B)/client/cups/colour.o
-$(B)/tests/test_colour: LIBS += -lcupsimage -lcups
+$(B)/tests/test_colour: $(B)/client/cups/colour.o $(B)/client/cups/pages.o
+$(B)/tests/test_colour: LIBS += -lcupsimage -lcups -lqpdf
 $(B)/tests/test_colour.o: CFLAGS += -Iclient/cups
 
 $(B)/tests/integration/test_%: $(B)/tests/integration/test_%.o $(B)/tests/integration/harness.o

@@ -102,6 +102,11 @@ pdf_pages_rendered(void **state)
 	assert_int_equal(colour_pages(pdf, "application/pdf", 0.001, &kinds, err, sizeof(err)), 0);
 	assert_string_equal(kinds, "mccmmm");
 	free(kinds);
+	/* the types pages_count reads, as cupsd names them */
+	assert_int_equal(colour_pages(pdf, "application/vnd.cups-pdf", 0.001, &kinds, err,
+	    sizeof(err)), 0);
+	assert_string_equal(kinds, "mccmmm");
+	free(kinds);
 	/* a threshold of 0 counts the dot */
 	assert_int_equal(colour_pages(pdf, "application/pdf", 0, &kinds, err, sizeof(err)), 0);
 	assert_string_equal(kinds, "mccmmc");

@@ -16,6 +16,7 @@
 #include <cups/raster.h>
 
 #include "colour.h"
+#include "pages.h"
 
 #define PAGES_MAX 100000
 
@@ -161,67 +162,67 @@ render(const char *path, double threshold, char **kinds, char *err, size_t nerr)
 	return 0;
 }
 
+/* A raster walk's state: the pages classified so far and the one being read. */
+struct rwalk {
+	double threshold;
+	char **kinds;
+	size_t n;
+	int rgb;		/* the page is 8-bit chunky RGB: its pixels decide */
+	long coloured;		/* its pixels with colour so far */
+};
+
+/* The page before this one is decided; this one is RGB (read) or grey (mono). */
+static int
+rpage_start(void *arg, const cups_page_header2_t *h, long page, char *err, size_t nerr)
+{
+	struct rwalk *w = arg;
+	int grey = h->cupsColorSpace == CUPS_CSPACE_W || h->cupsColorSpace == CUPS_CSPACE_SW ||
+	    h->cupsColorSpace == CUPS_CSPACE_K;
+
+	w->rgb = (h->cupsColorSpace == CUPS_CSPACE_RGB || h->cupsColorSpace == CUPS_CSPACE_SRGB ||
+	    h->cupsColorSpace == CUPS_CSPACE_ADOBERGB) && h->cupsBitsPerPixel == 24 &&
+	    h->cupsColorOrder == CUPS_ORDER_CHUNKED;
+	if (!w->rgb && !grey) {
+		snprintf(err, nerr, "raster page %ld: colour space %u at %u bits is not one "
+		    "privd-cups classifies", page, h->cupsColorSpace, h->cupsBitsPerPixel);
+		return -1;
+	}
+	w->coloured = 0;
+	/* a place for this page, decided by its lines */
+	if (append(w->kinds, &w->n, 'm') != 0) {
+		snprintf(err, nerr, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static void
+rpage_line(void *arg, const cups_page_header2_t *h, const unsigned char *line)
+{
+	struct rwalk *w = arg;
+
+	if (!w->rgb || h->cupsBytesPerLine < h->cupsWidth * 3)
+		return;
+	w->coloured += chroma(line, h->cupsWidth);
+	if ((double)w->coloured > w->threshold * h->cupsWidth * h->cupsHeight)
+		(*w->kinds)[w->n - 1] = 'c';
+}
+
 /* CUPS and PWG raster: 8-bit RGB pages by their pixels; grey spaces are mono. */
 static int
 raster(const char *path, double threshold, char **kinds, char *err, size_t nerr)
 {
-	cups_page_header2_t h;
-	cups_raster_t *r;
-	unsigned char *line = NULL, *nl;
-	size_t n = 0;
-	int fd, rc = -1;
+	struct rwalk w = { threshold, kinds, 0, 0, 0 };
+	struct pages_raster_fn fn = { rpage_start, rpage_line, &w };
+	long pages;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		snprintf(err, nerr, "cannot open the job's data");
+	if (pages_raster(path, &fn, &pages, err, nerr) != 0)
 		return -1;
-	}
-	if ((r = cupsRasterOpen(fd, CUPS_RASTER_READ)) == NULL) {
-		snprintf(err, nerr, "not CUPS or PWG raster");
-		close(fd);
-		return -1;
-	}
-	while (cupsRasterReadHeader2(r, &h)) {
-		int rgb = (h.cupsColorSpace == CUPS_CSPACE_RGB || h.cupsColorSpace ==
-		    CUPS_CSPACE_SRGB || h.cupsColorSpace == CUPS_CSPACE_ADOBERGB) &&
-		    h.cupsBitsPerPixel == 24 && h.cupsColorOrder == CUPS_ORDER_CHUNKED;
-		int grey = h.cupsColorSpace == CUPS_CSPACE_W || h.cupsColorSpace == CUPS_CSPACE_SW ||
-		    h.cupsColorSpace == CUPS_CSPACE_K;
-		long coloured = 0;
-		unsigned y;
-
-		if (h.cupsBytesPerLine == 0 || h.cupsBytesPerLine > (1u << 24) ||
-		    (nl = realloc(line, h.cupsBytesPerLine)) == NULL) {
-			snprintf(err, nerr, "raster page %zu has a bad line length", n + 1);
-			goto done;
-		}
-		line = nl;
-		if (!rgb && !grey) {
-			snprintf(err, nerr, "raster page %zu: colour space %u at %u bits is not "
-			    "one privd-cups classifies", n + 1, h.cupsColorSpace, h.cupsBitsPerPixel);
-			goto done;
-		}
-		for (y = 0; y < h.cupsHeight; y++) {
-			if (cupsRasterReadPixels(r, line, h.cupsBytesPerLine) != h.cupsBytesPerLine) {
-				snprintf(err, nerr, "raster page %zu ends early", n + 1);
-				goto done;
-			}
-			if (rgb && h.cupsBytesPerLine >= h.cupsWidth * 3)
-				coloured += chroma(line, h.cupsWidth);
-		}
-		if (append(kinds, &n, (double)coloured > threshold * h.cupsWidth * h.cupsHeight ?
-		    'c' : 'm') != 0) {
-			snprintf(err, nerr, "out of memory");
-			goto done;
-		}
-	}
-	rc = n > 0 ? 0 : -1;
-	if (n == 0)
+	if (pages == 0) {
 		snprintf(err, nerr, "no raster pages");
-done:
-	free(line);
-	cupsRasterClose(r);
-	close(fd);
-	return rc;
+		return -1;
+	}
+	return 0;
 }
 
 int
@@ -231,13 +232,17 @@ colour_pages(const char *path, const char *type, double threshold, char **kinds,
 	int rc;
 
 	*kinds = NULL;
-	if (strcmp(type, "application/pdf") == 0 || strcmp(type, "application/postscript") == 0 ||
-	    strcmp(type, "application/vnd.cups-postscript") == 0)
+	switch (pages_format(type)) {
+	case PAGES_PDF:
+	case PAGES_POSTSCRIPT:
 		rc = render(path, threshold, kinds, err, nerr);
-	else if (strcmp(type, "image/pwg-raster") == 0 || strcmp(type, "application/vnd.cups-raster") == 0)
+		break;
+	case PAGES_RASTER:
 		rc = raster(path, threshold, kinds, err, nerr);
-	else
+		break;
+	default:
 		return 1;
+	}
 	if (rc != 0) {
 		free(*kinds);
 		*kinds = NULL;

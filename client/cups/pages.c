@@ -35,8 +35,9 @@ pdf_pages(const char *path, long *pages, char *err, size_t nerr)
 	return rc;
 }
 
-static int
-raster_pages(const char *path, long *pages, char *err, size_t nerr)
+int
+pages_raster(const char *path, const struct pages_raster_fn *fn, long *pages, char *err,
+    size_t nerr)
 {
 	cups_raster_t *r;
 	cups_page_header2_t h;
@@ -64,11 +65,16 @@ raster_pages(const char *path, long *pages, char *err, size_t nerr)
 			goto done;
 		}
 		line = nl;
-		for (y = 0; y < h.cupsHeight; y++)
+		if (fn && fn->start && fn->start(fn->arg, &h, n + 1, err, nerr) != 0)
+			goto done;
+		for (y = 0; y < h.cupsHeight; y++) {
 			if (cupsRasterReadPixels(r, line, h.cupsBytesPerLine) != h.cupsBytesPerLine) {
 				snprintf(err, nerr, "raster page %ld ends early", n + 1);
 				goto done;
 			}
+			if (fn && fn->line)
+				fn->line(fn->arg, &h, line);
+		}
 		n++;
 	}
 	*pages = n;
@@ -135,8 +141,8 @@ ps_pages(const char *path, long *pages, char *err, size_t nerr)
 	return 0;
 }
 
-int
-pages_count(const char *path, const char *type, long *pages, char *err, size_t nerr)
+enum pages_format
+pages_format(const char *type)
 {
 	char t[128];
 	size_t l;
@@ -146,11 +152,26 @@ pages_count(const char *path, const char *type, long *pages, char *err, size_t n
 	l = strcspn(t, "; ");
 	t[l] = '\0';
 	if (strcmp(t, "application/pdf") == 0 || strcmp(t, "application/vnd.cups-pdf") == 0)
-		return pdf_pages(path, pages, err, nerr);
+		return PAGES_PDF;
 	if (strcmp(t, "application/vnd.cups-raster") == 0 || strcmp(t, "image/pwg-raster") == 0)
-		return raster_pages(path, pages, err, nerr);
+		return PAGES_RASTER;
 	if (strcmp(t, "application/postscript") == 0 ||
 	    strcmp(t, "application/vnd.cups-postscript") == 0)
+		return PAGES_POSTSCRIPT;
+	return PAGES_OTHER;
+}
+
+int
+pages_count(const char *path, const char *type, long *pages, char *err, size_t nerr)
+{
+	switch (pages_format(type)) {
+	case PAGES_PDF:
+		return pdf_pages(path, pages, err, nerr);
+	case PAGES_RASTER:
+		return pages_raster(path, NULL, pages, err, nerr);
+	case PAGES_POSTSCRIPT:
 		return ps_pages(path, pages, err, nerr);
-	return 1;
+	default:
+		return 1;
+	}
 }
