@@ -1,7 +1,4 @@
 /* api_printers.c - the printers' rate cards over REST, from the snapshot. */
-#include <stdlib.h>
-#include <string.h>
-
 #include "api.h"
 #include "snapshot.h"
 
@@ -17,41 +14,22 @@ card(const struct snap *s, const struct price_card *c)
 	return o;
 }
 
-static int
-by_name(const void *a, const void *b)
-{
-	return strcmp((*(const struct price_card *const *)a)->name,
-	    (*(const struct price_card *const *)b)->name);
-}
-
 /* GET /v1/printers: every printer with a rate card, by name. */
 enum MHD_Result
 api_printers(struct req *r)
 {
-	const struct price_card **v;
 	const struct snap *s;
+	enum MHD_Result ret;
 	json_t *arr;
 	size_t i;
 	int t;
 
-	if ((s = snap_enter(&t)) == NULL) {
-		snap_leave(t);
-		return http_error(r, 503, "not_ready", NULL, "privd has not loaded the directory yet");
-	}
+	if ((s = api_enter(r, &t, &ret)) == NULL)
+		return ret;
 	arr = json_array();
-	if ((v = calloc(s->nprinters + 1, sizeof(*v))) != NULL) {
-		for (i = 0; i < s->nprinters; i++)
-			v[i] = &s->printers[i];
-		qsort(v, s->nprinters, sizeof(*v), by_name);
-		for (i = 0; arr && i < s->nprinters; i++)
-			json_array_append_new(arr, card(s, v[i]));
-	}
+	for (i = 0; arr && i < s->nprinters; i++)
+		json_array_append_new(arr, card(s, &s->printers[i]));
 	snap_leave(t);
-	free(v);
-	if (v == NULL) {
-		json_decref(arr);
-		return http_json(r, 500, NULL);
-	}
 	return http_json(r, 200, json_pack("{s:o}", "printers", arr ? arr : json_array()));
 }
 
@@ -61,13 +39,12 @@ api_printer(struct req *r)
 {
 	const struct price_card *c;
 	const struct snap *s;
+	enum MHD_Result ret;
 	json_t *o;
 	int t;
 
-	if ((s = snap_enter(&t)) == NULL) {
-		snap_leave(t);
-		return http_error(r, 503, "not_ready", NULL, "privd has not loaded the directory yet");
-	}
+	if ((s = api_enter(r, &t, &ret)) == NULL)
+		return ret;
 	if ((c = snap_printer(s, r->part[2])) == NULL) {
 		snap_leave(t);
 		return http_error(r, 404, "unknown_printer", "printer", "printer '%.64s' has no "

@@ -238,38 +238,23 @@ membership(yaml_emitter_t *em, const char *enc)
 }
 
 /* The same model exports the same text, whatever order the snapshot holds it in. */
-static int
-card_by_name(const void *a, const void *b)
-{
-	return strcmp((*(const struct price_card *const *)a)->name,
-	    (*(const struct price_card *const *)b)->name);
-}
-
-/* printers: {NAME: {charge, price: {...}, media: {...}}}, by name. */
+/* printers: {NAME: {charge, price: {...}, media: {...}}}, in the
+ * snapshot's order (by name). */
 static int
 printers(yaml_emitter_t *em, const struct snap *s)
 {
-	const struct price_card **v = calloc(s->nprinters, sizeof(*v));
 	char num[32];
 	size_t i, k;
-	int ok = v != NULL;
+	int ok = scalar(em, "printers", 0) && map_start(em, 0);
 
-	for (i = 0; ok && i < s->nprinters; i++)
-		v[i] = &s->printers[i];
-	if (ok)
-		qsort(v, s->nprinters, sizeof(*v), card_by_name);
-	ok = ok && scalar(em, "printers", 0) && map_start(em, 0);
 	for (i = 0; ok && i < s->nprinters; i++) {
-		const struct price_card *c = v[i];
-		const long long p[] = { c->mono, c->colour, c->duplex_mono, c->duplex_colour, c->job };
-		static const char *const names[] = { "mono", "colour", "duplex_mono",
-		    "duplex_colour", "job" };
+		const struct price_card *c = &s->printers[i];
 
 		ok = scalar(em, c->name, 0) && map_start(em, 0) && scalar(em, "charge", 0) &&
 		    scalar(em, c->charge, 0) && scalar(em, "price", 0) && map_start(em, 1);
-		for (k = 0; ok && k < 5; k++) {
-			snprintf(num, sizeof(num), "%lld", p[k]);
-			ok = scalar(em, names[k], 0) && scalar(em, num, 0);
+		for (k = 0; ok && k < PRICE_NKEYS; k++) {
+			snprintf(num, sizeof(num), "%lld", price_of(c, k));
+			ok = scalar(em, price_keys[k], 0) && scalar(em, num, 0);
 		}
 		ok = ok && map_end(em);
 		if (ok && c->nmedia > 0) {
@@ -281,9 +266,7 @@ printers(yaml_emitter_t *em, const struct snap *s)
 		}
 		ok = ok && map_end(em);
 	}
-	ok = ok && map_end(em);
-	free(v);
-	return ok;
+	return ok && map_end(em);
 }
 
 char *

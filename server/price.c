@@ -12,15 +12,32 @@
 
 #include "price.h"
 
-static const char *const keys[] = { "mono", "colour", "duplex_mono", "duplex_colour", "job" };
+const char *const price_keys[PRICE_NKEYS] = { "mono", "colour", "duplex_mono",
+	"duplex_colour", "job" };
+
+/* The field of c that holds price k. */
+static long long *
+slot(struct price_card *c, size_t k)
+{
+	long long *v[PRICE_NKEYS] = { &c->mono, &c->colour, &c->duplex_mono, &c->duplex_colour,
+	    &c->job };
+
+	return v[k];
+}
+
+long long
+price_of(const struct price_card *c, size_t k)
+{
+	return *slot((struct price_card *)c, k);
+}
 
 int
 price_key_ok(const char *k)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (strcmp(k, keys[i]) == 0)
+	for (i = 0; i < PRICE_NKEYS; i++)
+		if (strcmp(k, price_keys[i]) == 0)
 			return 1;
 	return 0;
 }
@@ -73,7 +90,6 @@ int
 price_card_parse(const char *name, char *const *vals, size_t n, struct price_card *c,
     struct err *e)
 {
-	long long *slot[] = { &c->mono, &c->colour, &c->duplex_mono, &c->duplex_colour, &c->job };
 	size_t i, k;
 
 	memset(c, 0, sizeof(*c));
@@ -108,13 +124,13 @@ price_card_parse(const char *name, char *const *vals, size_t n, struct price_car
 			c->media[c->nmedia++].name[ml] = '\0';
 			continue;
 		}
-		for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
-			if (strlen(keys[k]) == kl && strncmp(v, keys[k], kl) == 0)
+		for (k = 0; k < PRICE_NKEYS; k++)
+			if (strlen(price_keys[k]) == kl && strncmp(v, price_keys[k], kl) == 0)
 				break;
-		if (k == sizeof(keys) / sizeof(keys[0]))
+		if (k == PRICE_NKEYS)
 			return bad(e, name, v, "unknown key (charge, mono, colour, duplex_mono, "
 			    "duplex_colour, job, media)");
-		if ((*slot[k] = amount(eq + 1)) < 0)
+		if ((*slot(c, k) = amount(eq + 1)) < 0)
 			return bad(e, name, v, "a price is a whole number of the quota's units "
 			    "(cents), at most 100000000");
 	}
@@ -149,15 +165,14 @@ price_factor_text(long milli, char *out, size_t n)
 char **
 price_card_vals(const struct price_card *c, size_t *n)
 {
-	const long long v[] = { c->mono, c->colour, c->duplex_mono, c->duplex_colour, c->job };
-	char **out = calloc(1 + 5 + c->nmedia + 1, sizeof(*out)), f[24];
+	char **out = calloc(1 + PRICE_NKEYS + c->nmedia + 1, sizeof(*out)), f[24];
 	size_t i, k = 0;
 	int bad = out == NULL;
 
 	if (!bad)
 		bad = asprintf(&out[k++], "charge=%s", c->charge) < 0;
-	for (i = 0; !bad && i < 5; i++)
-		bad = asprintf(&out[k++], "%s=%lld", keys[i], v[i]) < 0;
+	for (i = 0; !bad && i < PRICE_NKEYS; i++)
+		bad = asprintf(&out[k++], "%s=%lld", price_keys[i], price_of(c, i)) < 0;
 	for (i = 0; !bad && i < c->nmedia; i++)
 		bad = asprintf(&out[k++], "media=%s:%s", c->media[i].name,
 		    price_factor_text(c->media[i].milli, f, sizeof(f))) < 0;
@@ -176,17 +191,16 @@ price_card_vals(const struct price_card *c, size_t *n)
 json_t *
 price_card_json(const struct price_card *c)
 {
-	json_t *media = json_object();
+	json_t *media = json_object(), *price = json_object();
 	size_t i;
 
+	for (i = 0; price && i < PRICE_NKEYS; i++)
+		json_object_set_new(price, price_keys[i], json_integer(price_of(c, i)));
 	for (i = 0; media && i < c->nmedia; i++)
 		json_object_set_new(media, c->media[i].name, c->media[i].milli % 1000 == 0 ?
 		    json_integer(c->media[i].milli / 1000) : json_real(c->media[i].milli / 1000.0));
-	return json_pack("{s:s, s:s, s:{s:I, s:I, s:I, s:I, s:I}, s:o}", "name", c->name,
-	    "charge", c->charge, "price", "mono", (json_int_t)c->mono, "colour",
-	    (json_int_t)c->colour, "duplex_mono", (json_int_t)c->duplex_mono,
-	    "duplex_colour", (json_int_t)c->duplex_colour, "job", (json_int_t)c->job,
-	    "media", media ? media : json_object());
+	return json_pack("{s:s, s:s, s:o, s:o}", "name", c->name, "charge", c->charge,
+	    "price", price ? price : json_object(), "media", media ? media : json_object());
 }
 
 static int

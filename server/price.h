@@ -35,6 +35,12 @@ struct price_card {
 	size_t nmedia;
 };
 
+/* The prices of a card by name, in the order the import format and the
+ * API list them: price_keys[k] is price_of(c, k). */
+#define PRICE_NKEYS 5
+extern const char *const price_keys[PRICE_NKEYS];
+long long price_of(const struct price_card *c, size_t k);
+
 /* A job as the backend counted it: pages of one copy after N-up. */
 struct price_job {
 	char printer[PRICE_NAME_MAX + 1];
@@ -72,7 +78,7 @@ char **price_card_vals(const struct price_card *c, size_t *n);
 char *price_factor_text(long milli, char *out, size_t n);
 /* The card as the API shows it: charge, price, media. */
 json_t *price_card_json(const struct price_card *c);
-/* Whether k is a price's key (mono, colour, duplex_mono, duplex_colour, job). */
+/* Whether k is one of price_keys. */
 int price_key_ok(const char *k);
 /* A media factor ("2", "1.5") in thousandths; -1 when it is not one. */
 long price_factor(const char *s);

@@ -188,19 +188,26 @@ build_account(struct snap *s, const struct snap_in_account *in,
 	return 0;
 }
 
-/* The rate cards; one privd cannot use (a quota no longer declared) is
- * left out and logged, so its printer keeps page quotas. */
+static int
+card_by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct price_card *)a)->name, ((const struct price_card *)b)->name);
+}
+
+/* The rate cards, by name (the API and the export list them in that order);
+ * one privd cannot use (a quota no longer declared) is left out and
+ * logged, so its printer keeps page quotas. */
 static int
 build_printers(struct snap *s, const struct snap_input *in)
 {
-	size_t i;
+	size_t i, n = 0;
 	struct err e;
 	int p;
 
 	if ((s->printers = calloc(in->nprinters + 1, sizeof(*s->printers))) == NULL)
 		return -1;
 	for (i = 0; i < in->nprinters; i++) {
-		struct price_card *pc = &s->printers[s->nprinters];
+		struct price_card *pc = &s->printers[n];
 
 		if (price_card_parse(in->printers[i].name, (char *const *)in->printers[i].grants,
 		    in->printers[i].ngrants, pc, &e) != 0) {
@@ -214,11 +221,19 @@ build_printers(struct snap *s, const struct snap_input *in)
 			s->skipped++;
 			continue;
 		}
-		if (strmap_get(&s->printer_by_name, pc->name) != NULL) {
+		n++;
+	}
+	qsort(s->printers, n, sizeof(*s->printers), card_by_name);
+	/* sorted before the map points into the array; a name twice keeps its first */
+	for (i = 0; i < n; i++) {
+		if (strmap_get(&s->printer_by_name, s->printers[i].name) != NULL) {
 			s->skipped++;
 			continue;
 		}
-		if (put(&s->printer_by_name, pc->name, pc) != 0)
+		if (i != s->nprinters)
+			s->printers[s->nprinters] = s->printers[i];
+		if (put(&s->printer_by_name, s->printers[s->nprinters].name,
+		    &s->printers[s->nprinters]) != 0)
 			return -1;
 		s->nprinters++;
 	}

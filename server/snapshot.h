@@ -79,7 +79,7 @@ struct snap {
 	size_t nmres;
 	struct strmap mres_by_cell;
 
-	struct price_card *printers;	/* rate cards, by name */
+	struct price_card *printers;	/* rate cards, sorted by name */
 	size_t nprinters;
 	struct strmap printer_by_name;
 
