@@ -271,29 +271,23 @@ ledger alice print.balance | jq -e --arg j "$j" '.entries[] | select(.kind == "c
 	fail "job $j: the ledger lacks the breakdown: $(ledger alice print.balance)"
 [ "$(usage alice print.pages)" = "15 0" ] || fail "the priced job moved print.pages: $(usage alice print.pages)"
 grep -q "^eng-colour alice $j .* total 10 " "$dir/log/page_log" || fail "page_log does not say total 10 for $j"
+priced() {	# WHAT COST FILE [lp options]: alice's job on eng-colour costs COST
+	local what=$1 cost=$2 f=$3 j
+	shift 3
+	j=$(submit eng-colour alice "$f" "$@")
+	expect_end "$j" completed
+	[ "$(last_cost alice "$j")" = "$cost" ] ||
+		fail "$what job $j: charged $(last_cost alice "$j"), not $cost"
+}
 used=$(balance alice)
-j=$(submit eng-colour alice "$dir/mix10.pdf" -o print-color-mode=color -o sides=two-sided-long-edge -n 2 \
-	-o media=na_legal_8.5x14in)
-expect_end "$j" completed
-[ "$(last_cost alice "$j")" = $((2 * (7 * 7 + 3 * 35) * 2)) ] ||
-	fail "job $j (duplex, 2 copies, legal): charged $(last_cost alice "$j"), not 616"
+priced "duplex, 2 copies, legal" $((2 * (7 * 7 + 3 * 35) * 2)) "$dir/mix10.pdf" \
+	-o print-color-mode=color -o sides=two-sided-long-edge -n 2 -o media=na_legal_8.5x14in
 # N-up as the filters applied it: 5 sides, pages 1+2, 5+6 and 9+10 carry colour
-j=$(submit eng-colour alice "$dir/mix10.pdf" -o print-color-mode=color -o number-up=2)
-expect_end "$j" completed
-[ "$(last_cost alice "$j")" = $((3 * 40 + 2 * 10)) ] ||
-	fail "job $j (2-up): charged $(last_cost alice "$j"), not 140"
-j=$(submit eng-colour alice "$dir/grey3.pdf" -o print-color-mode=color)
-expect_end "$j" completed
-[ "$(last_cost alice "$j")" = 30 ] || fail "grey job $j on the colour queue: charged $(last_cost alice "$j"), not 30"
-j=$(submit eng-colour alice "$dir/mix10.pdf" -o print-color-mode=monochrome)
-expect_end "$j" completed
-[ "$(last_cost alice "$j")" = 100 ] || fail "mono job $j: charged $(last_cost alice "$j"), not 100"
-j=$(submit eng-colour alice "$dir/mix10.ps" -o print-color-mode=color)
-expect_end "$j" completed
-[ "$(last_cost alice "$j")" = 190 ] || fail "PostScript job $j: charged $(last_cost alice "$j"), not 190"
-j=$(submit eng-colour alice "$dir/note.txt" -o print-color-mode=color)
-expect_end "$j" completed
-[ "$(last_cost alice "$j")" = 10 ] || fail "text job $j: charged $(last_cost alice "$j"), not 10"
+priced 2-up $((3 * 40 + 2 * 10)) "$dir/mix10.pdf" -o print-color-mode=color -o number-up=2
+priced "grey, on the colour queue," 30 "$dir/grey3.pdf" -o print-color-mode=color
+priced mono 100 "$dir/mix10.pdf" -o print-color-mode=monochrome
+priced PostScript 190 "$dir/mix10.ps" -o print-color-mode=color
+priced text 10 "$dir/note.txt" -o print-color-mode=color
 [ "$(balance alice)" = $((used + 616 + 140 + 30 + 100 + 190 + 10)) ] || fail "alice's balance used is $(balance alice)"
 before=$(received)
 j=$(submit eng-colour bob "$dir/p12.pdf")
