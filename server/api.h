@@ -22,6 +22,8 @@ enum MHD_Result api_hold(struct req *r);
 enum MHD_Result api_hold_commit(struct req *r);
 enum MHD_Result api_hold_release(struct req *r);
 enum MHD_Result api_credit(struct req *r);
+enum MHD_Result api_topup(struct req *r);
+enum MHD_Result api_topup_reverse(struct req *r);
 enum MHD_Result api_ledger(struct req *r);
 enum MHD_Result api_quote(struct req *r);
 enum MHD_Result api_printers(struct req *r);

@@ -13,6 +13,7 @@
 #include "log.h"
 #include "quota.h"
 #include "uentry.h"
+#include "wallet.h"
 #include "resolve.h"
 #include "snapshot.h"
 #include "sync.h"
@@ -168,6 +169,41 @@ api_usage(json_t *o, const struct cfg *c, const char *holder, const char *quota,
 	}
 }
 
+/*
+ * An account's paid wallet beside its allowance (wallet.h): "paid" with
+ * what was topped up (less reversals), used, held and remaining, and
+ * "total_remaining" over both. pu NULL: as this privd last saw it.
+ */
+static void
+paid_fields(json_t *o, const struct quota_req *q, const struct usage_val *pu)
+{
+	struct quota_req qp;
+	struct usage_val u, a;
+	char period[PERIOD_KEY_MAX];
+	long long ra = 0, rp;
+
+	if (holder_cell(q->uid) != NULL)
+		return;
+	wallet_paid_req(&qp, q);
+	if (pu == NULL) {
+		memset(&u, 0, sizeof(u));
+		usage_get_for(q->uid, q->quota, QUOTA_PAID_PERIOD, &u);
+		pu = &u;
+	}
+	rp = usage_remaining(0, pu);
+	json_object_set_new(o, "paid", json_pack("{s:I, s:I, s:I, s:I}", "topped_up",
+	    (json_int_t)pu->credit, "used", (json_int_t)pu->used, "held", (json_int_t)pu->held,
+	    "remaining", (json_int_t)rp));
+	if (json_is_integer(json_object_get(o, "remaining")))
+		ra = json_integer_value(json_object_get(o, "remaining"));
+	else if (uent_period(q, period, NULL) == 0) {
+		memset(&a, 0, sizeof(a));
+		usage_get_for(q->uid, q->quota, period, &a);
+		ra = usage_remaining(q->limit, &a);
+	}
+	json_object_set_new(o, "total_remaining", json_integer(ra + rp));
+}
+
 /* A bad field: 400 naming it. */
 static enum MHD_Result
 bad(struct req *r, const struct err *e)
@@ -261,9 +297,10 @@ refused(struct req *r, const struct quota_req *q, const struct quota_res *res,
 		json_object_set_new(o, "cost", json_copy(json_object_get(job, "cost")));
 		json_object_set(o, "job", job);
 	}
-	if (res->why == QUOTA_EXCEEDED)
+	if (res->why == QUOTA_EXCEEDED) {
 		usage_fields(o, q, res->period, &res->u);
-	else if (res->why == QUOTA_REFUND_EXCEEDS_CHARGE)
+		paid_fields(o, q, NULL);
+	} else if (res->why == QUOTA_REFUND_EXCEEDS_CHARGE)
 		json_object_set_new(o, "refundable", json_integer(res->refundable));
 	return http_json(r, e->code == ERR_NOT_FOUND ? 404 : e->code == ERR_INVALID ? 400 : 409, o);
 }
@@ -271,7 +308,8 @@ refused(struct req *r, const struct quota_req *q, const struct quota_res *res,
 /* The answer to a write that landed (201) or was replayed (200). */
 static enum MHD_Result
 done(struct req *r, const struct quota_req *q, const struct quota_res *res,
-    const char *id, const char *amount_name, int created, const char *charged_to, json_t *job)
+    const struct wallet_res *w, const char *id, const char *amount_name, int created,
+    const char *charged_to, json_t *job)
 {
 	json_t *o = json_pack("{s:s, s:I}", "request_id", id, amount_name,
 	    (json_int_t)res->amount);
@@ -281,6 +319,12 @@ done(struct req *r, const struct quota_req *q, const struct quota_res *res,
 		return http_json(r, 500, NULL);
 	subject(o, q);
 	usage_fields(o, q, res->period, &res->u);
+	if (w != NULL && (w->has_paid || w->paid)) {
+		/* which wallet each part came from (or went back to) */
+		json_object_set_new(o, "wallets", json_pack("{s:I, s:I}", "allowance",
+		    (json_int_t)w->allowance, "paid", (json_int_t)w->paid));
+		paid_fields(o, q, &w->pu);
+	}
 	if (res->replayed)
 		json_object_set_new(o, "replayed", json_true());
 	if (res->expires[0]) {
@@ -316,6 +360,7 @@ api_quota(struct req *r)
 		return http_json(r, 500, NULL);
 	subject(o, &q);
 	api_usage(o, r->cfg, q.uid, q.quota, q.kind, q.limit, q.now);
+	paid_fields(o, &q, NULL);
 	json_object_set_new(o, "stale", json_boolean(sync_state() == SYNC_STALE));
 	return http_json(r, 200, o);
 }
@@ -329,13 +374,14 @@ static enum MHD_Result
 run(struct req *r, const struct quota_req *q, const struct draw_req *d,
     const char *amount_name, json_t *job)
 {
+	struct wallet_res w;
 	struct draw_res out;
 	struct err e;
 
 	memset(&e, 0, sizeof(e));
-	if (draw(q, d, &out, &e) != 0)
+	if (wallet_draw(q, d, &out, &w, &e) != 0)
 		return refused(r, &out.on, &out.res, &e, job);
-	return done(r, &out.on, &out.res, d->rid, amount_name, 1,
+	return done(r, &out.on, &out.res, &w, d->rid, amount_name, 1,
 	    d->fallback ? out.charged_to : NULL, job);
 }
 
@@ -526,6 +572,7 @@ settle(struct req *r, int release)
 	struct draw_req d = { .op = release ? DRAW_RELEASE : DRAW_COMMIT, .rid = r->part[6] };
 	const char *id = r->part[6];
 	struct quota_req q;
+	struct wallet_res w;
 	struct draw_res out;
 	enum MHD_Result ret;
 	struct err e;
@@ -546,7 +593,7 @@ settle(struct req *r, int release)
 		return ret;
 	}
 	json_decref(o);
-	if (draw(&q, &d, &out, &e) != 0)
+	if (wallet_draw(&q, &d, &out, &w, &e) != 0)
 		return refused(r, &out.on, &out.res, &e, NULL);
 	o = json_pack("{s:s, s:I, s:I}", "request_id", id, "committed",
 	    (json_int_t)out.res.amount, "released", (json_int_t)out.res.released);
@@ -554,6 +601,11 @@ settle(struct req *r, int release)
 		return http_json(r, 500, NULL);
 	subject(o, &out.on);
 	usage_fields(o, &out.on, out.res.period, &out.res.u);
+	if (w.has_paid) {
+		json_object_set_new(o, "wallets", json_pack("{s:I, s:I}", "allowance",
+		    (json_int_t)w.allowance, "paid", (json_int_t)w.paid));
+		paid_fields(o, &out.on, &w.pu);
+	}
 	if (out.res.replayed)
 		json_object_set_new(o, "replayed", json_true());
 	return http_json(r, 200, o);
@@ -602,8 +654,91 @@ out:
 	return ret;
 }
 
+/* A top-up or its reversal on q's paid wallet, answered with both wallets. */
+static enum MHD_Result
+topup_run(struct req *r, struct quota_req *q, const struct draw_req *d, const char *id)
+{
+	struct quota_req qp;
+	struct draw_res out;
+	struct err e;
+	json_t *o;
+
+	memset(&e, 0, sizeof(e));
+	wallet_paid_req(&qp, q);
+	if (draw(&qp, d, &out, &e) != 0)
+		return refused(r, q, &out.res, &e, NULL);
+	/* a reversal is a credit of minus the top-up */
+	o = json_pack("{s:s, s:s, s:I}", "request_id", id, "quota", q->quota,
+	    d->op == DRAW_REVERSE ? "reversed" : "topped_up", (json_int_t)(d->op ==
+	    DRAW_REVERSE ? -out.res.amount : out.res.amount));
+	if (o == NULL)
+		return http_json(r, 500, NULL);
+	subject(o, q);
+	api_usage(o, r->cfg, q->uid, q->quota, q->kind, q->limit, q->now);
+	paid_fields(o, q, &out.res.u);
+	if (out.res.replayed)
+		json_object_set_new(o, "replayed", json_true());
+	return http_json(r, out.res.replayed ? 200 : 201, o);
+}
+
+/*
+ * POST /v1/accounts/{uid}/quotas/{name}/topups {"request_id","amount"
+ * [,"reference"]}: paid credit that carries across periods (scope topup:
+ * a cashier's desk, a payment gateway's callback). Idempotent.
+ */
+enum MHD_Result
+api_topup(struct req *r)
+{
+	static const char *const allowed[] = { "request_id", "amount", "reference", NULL };
+	struct draw_req d = { .op = DRAW_CREDIT, .kind = "topup" };
+	struct quota_req q;
+	enum MHD_Result ret;
+	json_t *o;
+	struct err e;
+
+	memset(&e, 0, sizeof(e));
+	if ((o = start(r, allowed, 0, &q, &ret)) == NULL)
+		return ret;
+	if (body_id(o, "request_id", 0, &d.rid, &e) != 0 ||
+	    body_int(o, "amount", 1, QUOTA_AMOUNT_MAX, -1, &d.amount, &e) != 0 ||
+	    body_str(o, "reference", 256, 0, &d.reason, &e) != 0)
+		ret = bad(r, &e);
+	else
+		ret = topup_run(r, &q, &d, d.rid);
+	json_decref(o);
+	return ret;
+}
+
+/*
+ * POST /v1/accounts/{uid}/quotas/{name}/topups/{id}/reversal [{"reason"}]:
+ * takes a top-up back (admin): a ledger entry, never a deletion; once.
+ */
+enum MHD_Result
+api_topup_reverse(struct req *r)
+{
+	static const char *const allowed[] = { "reason", NULL };
+	struct draw_req d = { .op = DRAW_REVERSE, .rid = r->part[6] };
+	struct quota_req q;
+	enum MHD_Result ret;
+	json_t *o = NULL;
+	struct err e;
+
+	memset(&e, 0, sizeof(e));
+	if (quota_of(r, &q, &ret) != 0)
+		return ret;
+	if (!reqid_ok(d.rid))
+		return http_error(r, 400, "bad_request", "id", "'%.64s' is not a top-up id", d.rid);
+	if (r->len > 0 && ((o = body_object(r->body, r->len, allowed, &e)) == NULL ||
+	    body_str(o, "reason", 512, 0, &d.reason, &e) != 0))
+		ret = bad(r, &e);
+	else
+		ret = topup_run(r, &q, &d, d.rid);
+	json_decref(o);
+	return ret;
+}
+
 static json_t *
-entry_json(const struct lentry *x)
+entry_json(const struct lentry *x, const char *wallet)
 {
 	json_t *o = json_pack("{s:s, s:s, s:I, s:s?, s:s?}", "request_id", x->id,
 	    "kind", x->kind, "amount", (json_int_t)x->amount, "time", x->time,
@@ -624,6 +759,14 @@ entry_json(const struct lentry *x)
 		json_object_set_new(o, "expires", json_string(x->expires));
 	if (x->metadata && (m = json_loads(x->metadata, 0, NULL)) != NULL)
 		json_object_set_new(o, "metadata", m);
+	/* which wallet: both parts of a split, as its allowance entry says */
+	if (x->paid >= 0 && strcmp(wallet, "allowance") == 0)
+		json_object_set_new(o, "wallets", json_pack("{s:I, s:I}", "allowance",
+		    (json_int_t)x->amount, "paid", (json_int_t)x->paid));
+	else if (wallet[0])
+		json_object_set_new(o, "wallet", json_string(wallet));
+	if (x->voided)
+		json_object_set_new(o, "void", json_true());
 	return o;
 }
 
@@ -631,7 +774,7 @@ enum MHD_Result
 api_ledger(struct req *r)
 {
 	const char *ps = http_query(r, "period"), *ls = http_query(r, "limit"),
-	    *os = http_query(r, "offset");
+	    *os = http_query(r, "offset"), *ws = http_query(r, "wallet");
 	char period[PERIOD_KEY_MAX], *end;
 	struct lentry *v = NULL;
 	struct quota_req q;
@@ -651,7 +794,15 @@ api_ledger(struct req *r)
 		return http_error(r, 400, "bad_request", "limit", "limit must be from 1 to 1000");
 	if (os != NULL && ((offset = strtol(os, &end, 10)) < 0 || *end || !*os))
 		return http_error(r, 400, "bad_request", "offset", "offset must be 0 or more");
-	if (ps != NULL) {
+	if (ws != NULL && (strcmp(ws, "paid") != 0 && strcmp(ws, "allowance") != 0))
+		return http_error(r, 400, "bad_request", "wallet", "wallet is allowance or paid");
+	if (ws != NULL && strcmp(ws, "paid") == 0) {
+		if (holder_cell(q.uid) != NULL || ps != NULL)
+			return http_error(r, 400, "bad_request", "wallet", holder_cell(q.uid) ?
+			    "a pool has no paid wallet" : "the paid wallet has no periods: leave "
+			    "period out");
+		snprintf(period, sizeof(period), "%s", QUOTA_PAID_PERIOD);
+	} else if (ps != NULL) {
 		if (!quota_period_ok(r->cfg, q.kind, ps))
 			return http_error(r, 400, "bad_request", "period",
 			    "period must name a %s period of %s", cfg_period_name(q.kind), q.quota);
@@ -671,11 +822,16 @@ api_ledger(struct req *r)
 		return http_err(r, &e, "ledger_failed");
 	o = json_pack("{s:s, s:s, s:I, s:I}", "quota", q.quota,
 	    "period", period, "total", (json_int_t)total, "offset", (json_int_t)offset);
-	if (o != NULL)
+	if (o != NULL) {
 		subject(o, &q);
+		if (holder_cell(q.uid) == NULL)
+			json_object_set_new(o, "wallet", json_string(strcmp(period,
+			    QUOTA_PAID_PERIOD) == 0 ? "paid" : "allowance"));
+	}
 	arr = json_array();
 	for (i = 0; o && arr && i < n; i++)
-		json_array_append_new(arr, entry_json(&v[i]));
+		json_array_append_new(arr, entry_json(&v[i], holder_cell(q.uid) ? "" :
+		    strcmp(period, QUOTA_PAID_PERIOD) == 0 ? "paid" : "allowance"));
 	if (o != NULL) {
 		json_object_set_new(o, "entries", arr);
 		json_object_set_new(o, "next_offset", (size_t)(offset + limit) < total ?

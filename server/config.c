@@ -27,6 +27,7 @@ static const char *const dev_key_hashes[] = {
 	"a76449cad3fedd4268b84c5c43e7e5fa6cf63096f6e057951a30f2a3a8d44f96",
 	"260992d077ce7d7f4ce2a538a6cf52359570e1cf51da027fc5c5e8273c513083",
 	"dfee8c6f066fd702cbd519d6d2612d9dcebb9799a46ce1f47a0a6a6a5e2b82c7",
+	"9ccbefb574d7bba7bea3e320d3dfaaa63167461cff2bb215f77269bf7d494416",
 };
 static const char dev_token_key[] = "dev-ui-2f9c71e04ab85d63c1e7f0a94b2d8e56";
 static const char dev_bind_password[] = "privd-dev-secret";
@@ -469,8 +470,9 @@ parse_priv(struct cfgr *x, const yaml_node_t *k, const yaml_node_t *m,
     struct cfg_priv *pv)
 {
 	const char *name = ydoc_str(k);
+	static const char *const draw_names[] = { "allowance_first", "paid_first" };
 	int have_type = 0, have_combine = 0, have_period = 0, money = 0, t = 0;
-	const yaml_node_t *where = m, *cur = NULL;
+	const yaml_node_t *where = m, *cur = NULL, *drw = NULL;
 
 	if (!cfg_name_ok(name, PRIV_NAME_MAX))
 		return cfgr_bad(x, k, name, "privilege name '%.64s': use letters, digits and . _ - :", name);
@@ -496,6 +498,11 @@ parse_priv(struct cfgr *x, const yaml_node_t *k, const yaml_node_t *m,
 				    "4217 code of three capital letters (AUD, EUR, USD)", name);
 			snprintf(pv->currency, sizeof(pv->currency), "%s", code);
 			cur = pk;
+		} else if (strcmp(ks, "draw") == 0) {
+			if (cfgr_pick(x, v, "draw", draw_names, 2, &t) != 0)
+				return -1;
+			pv->paid_first = t == 1;
+			drw = pk;
 		} else if (strcmp(ks, "combine") == 0) {
 			if (cfgr_pick(x, v, "combine", combine_names, 3, &t) != 0)
 				return -1;
@@ -524,6 +531,9 @@ parse_priv(struct cfgr *x, const yaml_node_t *k, const yaml_node_t *m,
 		    "EUR, USD, ...)", name);
 	if (!money && pv->currency[0])
 		return cfgr_bad(x, cur, name, "privilege %s: currency is only for type money", name);
+	if (drw != NULL && pv->type != PRIV_QUOTA)
+		return cfgr_bad(x, drw, name, "privilege %s: draw (allowance_first or paid_first) "
+		    "is only for quotas and money", name);
 	if (have_combine && (pv->type == PRIV_FLAG || pv->type == PRIV_SET))
 		return cfgr_bad(x, where, name, "privilege %s: combine is only for number and quota", name);
 	if (pv->type == PRIV_QUOTA && !have_period)
@@ -672,13 +682,13 @@ parse_key(struct cfgr *x, const yaml_node_t *m, struct cfg_key *key)
 			have_hash = 1;
 		} else if (strcmp(ks, "scopes") == 0) {
 			if (!ydoc_is_seq(v))
-				return cfgr_bad(x, v, "keys.scopes", "%s: expected a list of read, charge, admin", "keys.scopes");
+				return cfgr_bad(x, v, "keys.scopes", "%s: expected a list of read, charge, admin, topup", "keys.scopes");
 			YDOC_ITEMS(v, it) {
 				yaml_node_t *sv = ydoc_get(x->doc, *it);
-				static const char *scope_names[] = { "read", "charge", "admin" };
+				static const char *scope_names[] = { "read", "charge", "admin", "topup" };
 				int si = 0;
 
-				if (cfgr_pick(x, sv, "keys.scopes", scope_names, 3, &si) != 0)
+				if (cfgr_pick(x, sv, "keys.scopes", scope_names, 4, &si) != 0)
 					return -1;
 				key->scopes |= 1u << si;
 			}

@@ -16,6 +16,7 @@ enum period_kind {
 #define SCOPE_READ	1u
 #define SCOPE_CHARGE	2u
 #define SCOPE_ADMIN	4u
+#define SCOPE_TOPUP	8u	/* top-ups of paid wallets (wallet.h) */
 
 #define PRIV_NAME_MAX	64
 
@@ -24,6 +25,7 @@ struct cfg_priv {
 	enum priv_type type;
 	enum priv_combine combine;
 	enum period_kind period;
+	int paid_first;		/* draw: the paid wallet before the allowance (wallet.h) */
 	char currency[4];	/* type money: a quota in this currency's minor
 				 * units (money.h); "" for a quota of pages */
 };

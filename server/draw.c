@@ -15,10 +15,13 @@
 #include "log.h"
 #include "pool.h"
 #include "snapshot.h"
+#include "uentry.h"
+#include "usage.h"
 
 static const char *const names[] = {
 	[DRAW_CHARGE] = "charge", [DRAW_HOLD] = "hold", [DRAW_REFUND] = "refund",
 	[DRAW_COMMIT] = "commit", [DRAW_RELEASE] = "release", [DRAW_CREDIT] = "credit",
+	[DRAW_VOID] = "void", [DRAW_REVERSE] = "reverse",
 };
 
 const char *
@@ -74,7 +77,8 @@ after(const struct draw_ops *ops, LDAP *ld, const struct quota_req *q, enum draw
 	else if (rc == 0 || e->code != ERR_UNAVAILABLE)
 		indoubt_del(q->uid, rid);
 	ops->put(ld, e->code == ERR_UNAVAILABLE);
-	log_info("%s %s/%s id=%s by %s: %s", names[op], q->uid, q->quota, rid, q->actor,
+	log_info("%s %s/%s%s id=%s by %s: %s", names[op], q->uid, q->quota,
+	    q->paid ? "@paid" : "", rid, q->actor,
 	    rc == 0 ? (res->replayed ? "replayed" : "ok") : res->why ? quota_why_code(res->why) :
 	    e->msg);
 }
@@ -192,6 +196,33 @@ draw(const struct quota_req *q, const struct draw_req *d, struct draw_res *out, 
 	return draw_with(&draw_ldap, q, d, out, e);
 }
 
+int
+draw_refundable(const struct draw_ops *ops, const struct quota_req *q,
+    const char *charge_id, long long *left, struct err *e)
+{
+	struct quota_req h;
+	LDAP *ld;
+	int rc;
+
+	req_copy(&h, q);
+	if ((ld = conn(ops, &h, NULL, e)) == NULL)
+		return -1;
+	rc = ops->refundable(ld, &h, charge_id, left, e);
+	ops->put(ld, e->code == ERR_UNAVAILABLE);
+	return rc;
+}
+
+static int
+snap_usage(const struct quota_req *q, struct usage_val *u)
+{
+	char period[PERIOD_KEY_MAX];
+
+	memset(u, 0, sizeof(*u));
+	if (uent_period(q, period, NULL) != 0)
+		return -1;
+	return usage_get_for(q->uid, q->quota, period, u);
+}
+
 /* q's account's pools of q's quota from the snapshot, most specific first. */
 static int
 snap_pools(const struct quota_req *q, struct draw_pool **out, size_t *n)
@@ -230,18 +261,24 @@ quota_write(LDAP *ld, const struct quota_req *q, const struct draw_req *d,
 	case DRAW_CHARGE:
 	case DRAW_HOLD:
 		return quota_take(ld, q, d->rid, d->amount, d->op == DRAW_CHARGE && d->partial,
-		    d->op == DRAW_HOLD ? d->ttl : 0, d->meta, r, e);
+		    d->op == DRAW_HOLD ? d->ttl : 0, d->meta, d->paid, d->requested, r, e);
 	case DRAW_REFUND:
-		return quota_refund(ld, q, d->rid, d->charge_id, d->amount, r, e);
+		return quota_refund(ld, q, d->rid, d->charge_id, d->amount, d->paid_left, r, e);
 	case DRAW_COMMIT:
 	case DRAW_RELEASE:
 		return quota_settle(ld, q, d->rid, d->op == DRAW_RELEASE, d->amount, r, e);
 	case DRAW_CREDIT:
-		return quota_credit(ld, q, d->rid, d->amount, d->reason, d->period, r, e);
+		return quota_credit(ld, q, d->kind ? d->kind : "credit", d->rid, d->amount,
+		    d->reason, NULL, d->period, r, e);
+	case DRAW_VOID:
+		return quota_void(ld, q, d->rid, d->hold, d->requested, r, e);
+	case DRAW_REVERSE:
+		return quota_reverse(ld, q, d->rid, d->reason, r, e);
 	}
 	return err_set(e, ERR_INTERNAL, 0, NULL, "unknown quota operation %d", (int)d->op);
 }
 
 const struct draw_ops draw_ldap = {
 	ldpool_get_home, ldpool_is_home, ldpool_put, snap_pools, quota_seen, quota_write,
+	snap_usage, quota_refundable,
 };

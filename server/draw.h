@@ -21,6 +21,8 @@ enum draw_op {
 	DRAW_COMMIT,
 	DRAW_RELEASE,
 	DRAW_CREDIT,
+	DRAW_VOID,		/* a split's paid part that cannot be had (wallet.h) */
+	DRAW_REVERSE,		/* a top-up taken back */
 };
 
 /* One write, as the API was asked for it. */
@@ -33,8 +35,14 @@ struct draw_req {
 	int fallback;		/* charge, hold: to the account's pools when its own is full */
 	const char *meta;	/* charge, hold: the ledger's metadata (JSON) */
 	const char *charge_id;	/* refund */
-	const char *reason;	/* credit */
+	const char *reason;	/* credit, reverse; a top-up's reference */
 	const char *period;	/* credit; NULL: the current one */
+	const char *kind;	/* credit: "credit" (NULL) or "topup" */
+	/* a split (wallet.h), on the allowance: the paid wallet's part, and
+	 * all that was asked (charge, hold); what the paid wallet can still
+	 * give back of the charge (refund; -1 when not split-aware) */
+	long long paid, requested, paid_left;
+	int hold;		/* void: of a hold's part */
 };
 
 /* What came of it, and on whose quota. */
@@ -63,6 +71,11 @@ struct draw_ops {
 	/* the write itself: quota_take, quota_refund, ... by d->op */
 	int (*write)(LDAP *ld, const struct quota_req *q, const struct draw_req *d,
 	    struct quota_res *r, struct err *e);
+	/* q's usage as this privd last saw it: 0, or -1 when it saw none */
+	int (*usage)(const struct quota_req *q, struct usage_val *u);
+	/* as quota_refundable */
+	int (*refundable)(LDAP *ld, const struct quota_req *q, const char *charge_id,
+	    long long *left, struct err *e);
 };
 
 extern const struct draw_ops draw_ldap;
@@ -79,6 +92,11 @@ int draw(const struct quota_req *q, const struct draw_req *d, struct draw_res *o
     struct err *e);
 int draw_with(const struct draw_ops *ops, const struct quota_req *q,
     const struct draw_req *d, struct draw_res *out, struct err *e);
+
+/* What is left to refund of charge_id on q (quota_refundable), read at
+ * q's home provider. */
+int draw_refundable(const struct draw_ops *ops, const struct quota_req *q,
+    const char *charge_id, long long *left, struct err *e);
 
 /* The log's and the audit's name of an operation ("charge", "hold", ...). */
 const char *draw_op_name(enum draw_op op);

@@ -549,9 +549,11 @@ dispatch(struct req *r, const char *url, struct conn_ctx *cx)
 			    h ? "the API key is not valid" : "an API key is required (Authorization: Bearer KEY)");
 		}
 		r->actor = r->key->name;
-		if ((r->key->scopes & need) == 0) {
+		/* an administrator may top up too, as at a cashier's desk */
+		if ((r->key->scopes & (need == SCOPE_TOPUP ? SCOPE_TOPUP | SCOPE_ADMIN : need)) == 0) {
 			return http_error(r, 403, "forbidden", NULL, "key %s lacks the %s scope",
-			    r->key->name, need == SCOPE_ADMIN ? "admin" : need == SCOPE_CHARGE ? "charge" : "read");
+			    r->key->name, need == SCOPE_ADMIN ? "admin" : need == SCOPE_CHARGE ?
+			    "charge" : need == SCOPE_TOPUP ? "topup" : "read");
 		}
 	}
 	return routes[i].slow ? defer(r, path, cx, routes[i].fn) : routes[i].fn(r);

@@ -278,6 +278,8 @@ feed(struct check *k, const char *val)
 		fault(k, "a ledger entry has no kind or id: %.60s", val);
 		goto done;
 	}
+	if (json_object_get(j, "void") != NULL)
+		goto done;	/* a split's paid part not had: it took nothing (wallet.h) */
 	if ((it = item(k, strcmp(kind, "refund") == 0 && ref ? ref : id)) == NULL) {
 		fault(k, "out of memory");
 		goto done;
@@ -299,7 +301,8 @@ feed(struct check *k, const char *val)
 		k->used -= rel;
 		k->held -= a + rel;
 		it->settles++;
-	} else if (strcmp(kind, "credit") == 0)
+	} else if (strcmp(kind, "credit") == 0 || strcmp(kind, "topup") == 0 ||
+	    strcmp(kind, "reversal") == 0)
 		k->credit += a;
 	else
 		fault(k, "ledger entry %s has unknown kind '%s'", id, kind);

@@ -126,6 +126,9 @@ lentry_parse(const char *text, struct lentry *le)
 	le->amount = json_integer_value(json_object_get(j, "amount"));
 	le->released = json_object_get(j, "released") ?
 	    json_integer_value(json_object_get(j, "released")) : -1;
+	le->paid = json_object_get(j, "paid") ?
+	    json_integer_value(json_object_get(j, "paid")) : -1;
+	le->voided = json_object_get(j, "void") != NULL;
 	if ((md = json_object_get(j, "metadata")) != NULL)
 		le->metadata = json_dumps(md, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(j);

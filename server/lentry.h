@@ -11,7 +11,9 @@
  * The ledger of a usage entry is its privEntry values, one JSON object
  * each: {"id","kind","amount","time","actor"} and, by kind, "requested",
  * "ref" (the charge a refund gives back), "expires" (holds), "released"
- * (what a commit, release or expiry of a hold gave back), "metadata".
+ * (what a commit, release or expiry of a hold gave back), "metadata";
+ * of a split across two wallets (wallet.h), "paid" on the allowance's
+ * entry (the paid wallet's part) and "void" on a paid part not had.
  * amount is what the entry charged, refunded, held, committed or credited.
  */
 struct lentry {
@@ -26,6 +28,9 @@ struct lentry {
 	char *expires;		/* RFC 3339, holds still open */
 	long long refunded;	/* charges */
 	long long released;	/* commit, release, expire; -1 for others */
+	long long paid;		/* a split's allowance part (wallet.h): the paid
+				 * wallet's part; -1 when not split */
+	int voided;		/* a split's paid part that could not be had */
 };
 
 /*

@@ -21,6 +21,7 @@
 #include "ldapconn.h"
 #include "ldpool.h"
 #include "ledger.h"
+#include "fault.h"
 #include "log.h"
 #include "period.h"
 #include "retention.h"
@@ -509,6 +510,7 @@ main(int argc, char **argv)
 		if ((c->write_uri = strdup(wuri)) == NULL)
 			goto done;
 	}
+	fault_init();
 	if ((offset = getenv("PRIVD_CLOCK_OFFSET")) != NULL && *offset) {
 		char *end;
 		long sec;

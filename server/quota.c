@@ -68,8 +68,8 @@ exceeded(const struct quota_req *q, struct quota_res *r, struct err *e,
 /* Charges and holds: raise privUsed (and privHeld) within the limit. */
 int
 quota_take(LDAP *ld, const struct quota_req *q, const char *rid, long long amount,
-    int partial, long ttl_s, const char *metadata, struct quota_res *r,
-    struct err *e)
+    int partial, long ttl_s, const char *metadata, long long paid, long long requested,
+    struct quota_res *r, struct err *e)
 {
 	const char *kind = ttl_s > 0 ? "hold" : "charge";
 	struct uent_target t = { NULL, "", "" };
@@ -80,9 +80,11 @@ quota_take(LDAP *ld, const struct quota_req *q, const char *rid, long long amoun
 	int rc, ret = -1;
 	long long credit, nseg, n = amount, away = 0;
 
+	if (requested <= 0)
+		requested = amount;
 	memset(r, 0, sizeof(*r));
 	memset(&o, 0, sizeof(o));
-	if (period_key(q->cfg, q->kind, q->now, r->period, e) != 0)
+	if (uent_period(q, r->period, e) != 0)
 		return uent_refuse(r, e, ERR_CONFLICT, QUOTA_NO_PERIOD, "period", "%s", e->msg);
 	if (uent_target_of(q, r->period, &t, e) != 0)
 		return -1;
@@ -133,9 +135,10 @@ quota_take(LDAP *ld, const struct quota_req *q, const char *rid, long long amoun
 		o.dn = t.udn;
 		rec = ttl_s > 0 ?
 		    lentry_format(kind, rid, n, q->actor, q->account, q->now, metadata,
-		    "Is", "requested", amount, "expires", r->expires) :
+		    paid > 0 ? "IsI" : "Is", "requested", requested, "expires", r->expires,
+		    "paid", paid) :
 		    lentry_format(kind, rid, n, q->actor, q->account, q->now, metadata,
-		    "I", "requested", amount);
+		    paid > 0 ? "II" : "I", "requested", requested, "paid", paid);
 		if (rec == NULL || (segs = arch_assert(nseg)) == NULL ||
 		    wop_swap(&o, "privUsed", st.u.used, st.u.used + n) != 0 ||
 		    (ttl_s > 0 && wop_swap(&o, "privHeld", st.u.held, st.u.held + n) != 0) ||
@@ -143,8 +146,10 @@ quota_take(LDAP *ld, const struct quota_req *q, const char *rid, long long amoun
 		    wop_mod(&o, LDAP_MOD_ADD, "privEntry", "%s", rec) != 0 ||
 		    (ttl_s > 0 && wop_mod(&o, LDAP_MOD_ADD, "privHold", "%s %lld %s", rid, n,
 		    exp_gt) != 0) ||
-		    asprintf(&o.assert, "(&(privUsed<=%lld)(privCredit=%lld)%s)",
-		    q->limit + credit - n, credit, segs) < 0) {
+		    (n > 0 ? asprintf(&o.assert, "(&(privUsed<=%lld)(privCredit=%lld)%s)",
+		    q->limit + credit - n, credit, segs) :
+		    /* a split's record of nothing taken here: no room needed */
+		    asprintf(&o.assert, "(&(privCredit=%lld)%s)", credit, segs)) < 0) {
 			o.assert = NULL;
 			err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
 			goto done;
@@ -153,6 +158,8 @@ quota_take(LDAP *ld, const struct quota_req *q, const char *rid, long long amoun
 		switch (rc) {
 		case LDAP_SUCCESS:
 			r->amount = n;
+			r->paid = paid;
+			r->split = paid > 0;
 			r->state = ttl_s > 0 ? "open" : NULL;
 			ret = 0;
 			uent_landed(ld, q, &t, &st, r, e);
@@ -194,7 +201,7 @@ quota_take(LDAP *ld, const struct quota_req *q, const char *rid, long long amoun
 replayed:
 	if (uent_load(ld, q->cfg, t.udn, t.key, rid, NULL, &st, e) != 0)
 		goto done;
-	rc = uent_replay(q, &st, rid, kind, amount, NULL, r, e);
+	rc = uent_replay(q, &st, rid, kind, requested, NULL, r, e);
 	ret = rc == 1 ? 0 : -1;
 	if (rc == 0)
 		err_set(e, ERR_INTERNAL, 0, NULL, "%s: request id '%s' is recorded "
@@ -204,7 +211,7 @@ refused:
 	/* the assertion is checked before the request id: a replay may land here */
 	if (uent_load(ld, q->cfg, t.udn, t.key, rid, NULL, &st, e) != 0)
 		goto done;
-	if ((rc = uent_replay(q, &st, rid, kind, amount, NULL, r, e)) != 0) {
+	if ((rc = uent_replay(q, &st, rid, kind, requested, NULL, r, e)) != 0) {
 		ret = rc == 1 ? 0 : -1;
 		goto done;
 	}
@@ -234,7 +241,7 @@ quota_seen(LDAP *ld, const struct quota_req *q, const char *rid, int hold,
 	int rc = -1;
 
 	memset(r, 0, sizeof(*r));
-	if (period_key(q->cfg, q->kind, q->now, r->period, e) != 0)
+	if (uent_period(q, r->period, e) != 0)
 		return uent_refuse(r, e, ERR_CONFLICT, QUOTA_NO_PERIOD, "period", "%s", e->msg);
 	if (uent_target_of(q, r->period, &t, e) != 0)
 		return -1;
@@ -246,8 +253,8 @@ quota_seen(LDAP *ld, const struct quota_req *q, const char *rid, int hold,
 }
 
 int
-quota_credit(LDAP *ld, const struct quota_req *q, const char *rid,
-    long long amount, const char *reason, const char *period,
+quota_credit(LDAP *ld, const struct quota_req *q, const char *kind, const char *rid,
+    long long amount, const char *reason, const char *ref, const char *period,
     struct quota_res *r, struct err *e)
 {
 	struct uent_target t = { NULL, "", "" };
@@ -262,12 +269,13 @@ quota_credit(LDAP *ld, const struct quota_req *q, const char *rid,
 	memset(&o, 0, sizeof(o));
 	if (period != NULL)
 		snprintf(r->period, sizeof(r->period), "%s", period);
-	else if (period_key(q->cfg, q->kind, q->now, r->period, e) != 0)
+	else if (uent_period(q, r->period, e) != 0)
 		return uent_refuse(r, e, ERR_CONFLICT, QUOTA_NO_PERIOD, "period", "%s", e->msg);
 	if (uent_target_of(q, r->period, &t, e) != 0)
 		return -1;
 	if (reason != NULL) {
-		json_t *j = json_pack("{s:s}", "reason", reason);
+		json_t *j = json_pack("{s:s}", strcmp(kind, "credit") == 0 ? "reason" : "reference",
+		    reason);
 
 		meta = j ? json_dumps(j, JSON_COMPACT) : NULL;
 		json_decref(j);
@@ -276,7 +284,7 @@ quota_credit(LDAP *ld, const struct quota_req *q, const char *rid,
 	locked = 1;
 	usage_get(t.key, &st.u);
 	nseg = st.u.segments;
-	for (wop_try_init(&tr, "credit"); wop_try(&tr, e);) {
+	for (wop_try_init(&tr, kind); wop_try(&tr, e);) {
 		wop_free(&o);
 		free(rec);
 		if ((rc = uent_moved_out(ld, q->cfg, t.udn, nseg, rid, e)) < 0)
@@ -284,8 +292,9 @@ quota_credit(LDAP *ld, const struct quota_req *q, const char *rid,
 		if (rc == 1)
 			goto replayed;
 		o.dn = t.udn;
-		rec = lentry_format("credit", rid, amount, q->actor, NULL, q->now, meta, "I",
-		    "requested", amount);
+		rec = ref != NULL ? lentry_format(kind, rid, amount, q->actor, NULL, q->now, meta,
+		    "Is", "requested", amount, "ref", ref) : lentry_format(kind, rid, amount,
+		    q->actor, NULL, q->now, meta, "I", "requested", amount);
 		if (rec == NULL || (o.assert = arch_assert(nseg)) == NULL ||
 		    wop_swap(&o, "privCredit", st.u.credit, st.u.credit + amount) != 0 ||
 		    wop_mod(&o, LDAP_MOD_ADD, "privRequest", "%s", rid) != 0 ||
@@ -311,7 +320,7 @@ quota_credit(LDAP *ld, const struct quota_req *q, const char *rid,
 			continue;
 		}
 		if (rc != LDAP_NO_SUCH_OBJECT) {
-			ldapc_fail(e, rc, "credit");
+			ldapc_fail(e, rc, kind);
 			goto done;
 		}
 		if (uent_ensure(ld, q->cfg, &t, q->uid, r->period, e) != 0)
@@ -320,7 +329,7 @@ quota_credit(LDAP *ld, const struct quota_req *q, const char *rid,
 	goto done;
 replayed:
 	if (uent_load(ld, q->cfg, t.udn, t.key, rid, NULL, &st, e) == 0 &&
-	    (rc = uent_replay(q, &st, rid, "credit", amount, NULL, r, e)) != 0)
+	    (rc = uent_replay(q, &st, rid, kind, amount, ref, r, e)) != 0)
 		ret = rc == 1 ? 0 : -1;
 	else if (e->code == ERR_NONE)
 		err_set(e, ERR_INTERNAL, 0, NULL, "%s: request id '%s' is recorded "
@@ -336,3 +345,112 @@ done:
 	return ret;
 }
 
+
+int
+quota_void(LDAP *ld, const struct quota_req *q, const char *rid, int hold,
+    long long requested, struct quota_res *r, struct err *e)
+{
+	const char *kind = hold ? "hold" : "charge";
+	struct uent_target t = { NULL, "", "" };
+	struct uent_state st = { 0, { 0, 0, 0, 0, "" }, NULL, NULL, NULL };
+	struct wop o;
+	char *rec = NULL;
+	struct wop_try tr;
+	int rc, ret = -1;
+	long long nseg;
+
+	memset(r, 0, sizeof(*r));
+	memset(&o, 0, sizeof(o));
+	if (uent_period(q, r->period, e) != 0)
+		return uent_refuse(r, e, ERR_CONFLICT, QUOTA_NO_PERIOD, "period", "%s", e->msg);
+	if (uent_target_of(q, r->period, &t, e) != 0)
+		return -1;
+	keylock_take(t.key);
+	usage_get(t.key, &st.u);
+	nseg = st.u.segments;
+	for (wop_try_init(&tr, "void"); wop_try(&tr, e);) {
+		wop_free(&o);
+		free(rec);
+		if ((rc = uent_moved_out(ld, q->cfg, t.udn, nseg, rid, e)) < 0)
+			goto done;
+		if (rc == 1)
+			goto replayed;
+		o.dn = t.udn;
+		rec = lentry_format(kind, rid, 0, q->actor, NULL, q->now, NULL, "II",
+		    "requested", requested, "void", 1LL);
+		if (rec == NULL || (o.assert = arch_assert(nseg)) == NULL ||
+		    wop_mod(&o, LDAP_MOD_ADD, "privRequest", "%s", rid) != 0 ||
+		    wop_mod(&o, LDAP_MOD_ADD, "privEntry", "%s", rec) != 0) {
+			err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
+			goto done;
+		}
+		rc = wop_run(ld, &o);
+		if (rc == LDAP_SUCCESS) {
+			ret = 0;
+			uent_landed(ld, q, &t, &st, r, e);
+			goto done;
+		}
+		if (rc == LDAP_TYPE_OR_VALUE_EXISTS)
+			goto replayed;
+		if (rc == LDAP_ASSERTION_FAILED) {
+			if (uent_read(ld, q->cfg, t.udn, t.key, 0, &st, e) != 0)
+				goto done;
+			nseg = st.u.segments;
+			continue;
+		}
+		if (rc != LDAP_NO_SUCH_OBJECT) {
+			ldapc_fail(e, rc, "void");
+			goto done;
+		}
+		if (uent_ensure(ld, q->cfg, &t, q->uid, r->period, e) != 0)
+			goto done;
+	}
+	goto done;
+replayed:
+	/* the part landed first, or was voided before: either is the answer */
+	if (uent_load(ld, q->cfg, t.udn, t.key, rid, NULL, &st, e) == 0 &&
+	    (rc = uent_replay(q, &st, rid, kind, requested, NULL, r, e)) != 0)
+		ret = rc == 1 ? 0 : -1;
+	else if (e->code == ERR_NONE)
+		err_set(e, ERR_INTERNAL, 0, NULL, "%s: request id '%s' is recorded "
+		    "without its ledger entry", t.key, rid);
+done:
+	keylock_give(t.key);
+	wop_free(&o);
+	free(rec);
+	uent_free(&st);
+	free(t.udn);
+	return ret;
+}
+
+int
+quota_reverse(LDAP *ld, const struct quota_req *q, const char *topup_id, const char *reason,
+    struct quota_res *r, struct err *e)
+{
+	struct uent_target t = { NULL, "", "" };
+	struct uent_state st = { 0, { 0, 0, 0, 0, "" }, NULL, NULL, NULL };
+	char rid[REQID_MAX + 16];
+	long long amount;
+	json_t *j;
+	int ret = -1;
+
+	memset(r, 0, sizeof(*r));
+	if (uent_period(q, r->period, e) != 0 || uent_target_of(q, r->period, &t, e) != 0)
+		return -1;
+	if (uent_load(ld, q->cfg, t.udn, t.key, topup_id, NULL, &st, e) != 0)
+		goto done;
+	if ((j = uent_find_entry(&st, topup_id, "topup")) == NULL) {
+		uent_refuse(r, e, ERR_NOT_FOUND, QUOTA_UNKNOWN_CHARGE, "id",
+		    "%s of %s has no top-up '%s'", q->quota, q->uid, topup_id);
+		goto done;
+	}
+	amount = uent_jnum(j, "amount");
+	json_decref(j);
+	/* its own request id: a top-up is reversed once, however often asked */
+	snprintf(rid, sizeof(rid), "%s/reversal", topup_id);
+	ret = quota_credit(ld, q, "reversal", rid, -amount, reason, topup_id, NULL, r, e);
+done:
+	uent_free(&st);
+	free(t.udn);
+	return ret;
+}

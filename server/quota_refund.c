@@ -30,14 +30,15 @@
 
 int
 quota_refund(LDAP *ld, const struct quota_req *q, const char *rid,
-    const char *charge_id, long long amount, struct quota_res *r, struct err *e)
+    const char *charge_id, long long amount, long long paid_left, struct quota_res *r,
+    struct err *e)
 {
 	struct uent_target t = { NULL, "", "" };
 	struct uent_state st = { 0, { 0, 0, 0, 0, "" }, NULL, NULL, NULL };
 	struct berval in, esc = { 0, NULL };
 	struct wop o;
 	char *rec = NULL, *old = NULL, *segs = NULL;
-	long long charged, refunded;
+	long long charged, refunded, split, here;
 	json_t *j;
 	struct wop_try tr;
 	int rc, ret = -1, first, locked = 0;
@@ -73,29 +74,39 @@ quota_refund(LDAP *ld, const struct quota_req *q, const char *rid,
 		if (first)
 			refunded = 0;
 		charged = uent_jnum(j, "amount");
+		/* a split charge's allowance part: the paid wallet took the rest */
+		split = paid_left >= 0 ? uent_jnum(j, "paid") : 0;
 		json_decref(j);
-		r->refundable = charged - refunded;
+		r->refundable = charged - refunded + (split > 0 ? paid_left : 0);
 		if (amount > r->refundable) {
 			uent_refuse(r, e, ERR_CONFLICT, QUOTA_REFUND_EXCEEDS_CHARGE, "amount",
-			    "charge '%s' took %lld and %lld of it is refunded: at most %lld "
-			    "can be refunded", charge_id, charged, refunded, r->refundable);
+			    "charge '%s' took %lld%s and %lld of it is refunded: at most %lld "
+			    "can be refunded", charge_id, charged + (split > 0 ? split : 0),
+			    split > 0 ? " of both wallets" : "", refunded + (split > 0 ?
+			    split - paid_left : 0), r->refundable);
 			goto done;
 		}
+		/* of a split charge, this wallet gives back what it took first */
+		here = amount < charged - refunded ? amount : charged - refunded;
 		wop_free(&o);
 		free(rec);
 		free(segs);
 		o.dn = t.udn;
-		rec = lentry_format("refund", rid, amount, q->actor, q->account, q->now, NULL, "Is",
+		rec = split > 0 ? lentry_format("refund", rid, here, q->actor, q->account, q->now,
+		    NULL, "IsI", "requested", amount, "ref", charge_id, "paid", amount - here) :
+		    lentry_format("refund", rid, amount, q->actor, q->account, q->now, NULL, "Is",
 		    "requested", amount, "ref", charge_id);
+		if (split <= 0)
+			here = amount;
 		/* the first refund asserts there is no state yet: two first
 		 * refunds at once cannot both start from zero */
 		if (rec == NULL || (segs = arch_assert(st.u.segments)) == NULL ||
-		    wop_swap(&o, "privUsed", st.u.used, st.u.used - amount) != 0 ||
+		    wop_swap(&o, "privUsed", st.u.used, st.u.used - here) != 0 ||
 		    wop_mod(&o, LDAP_MOD_ADD, "privRequest", "%s", rid) != 0 ||
 		    wop_mod(&o, LDAP_MOD_ADD, "privEntry", "%s", rec) != 0 ||
 		    (!first && wop_mod(&o, LDAP_MOD_DELETE, "privRefund", "%s", old) != 0) ||
 		    wop_mod(&o, LDAP_MOD_ADD, "privRefund", "%s %lld", charge_id,
-		    refunded + amount) != 0 ||
+		    refunded + here) != 0 ||
 		    (first ? asprintf(&o.assert, "(&%s(!(privRefund=%s *)))", segs, esc.bv_val) :
 		    asprintf(&o.assert, "%s", segs)) < 0) {
 			o.assert = NULL;
@@ -104,7 +115,9 @@ quota_refund(LDAP *ld, const struct quota_req *q, const char *rid,
 		}
 		rc = wop_run(ld, &o);
 		if (rc == LDAP_SUCCESS) {
-			r->amount = amount;
+			r->amount = here;
+			r->paid = amount - here;
+			r->split = split > 0;
 			r->refundable -= amount;
 			ret = 0;
 			uent_landed(ld, q, &t, &st, r, e);
@@ -132,3 +145,30 @@ done:
 	return ret;
 }
 
+
+int
+quota_refundable(LDAP *ld, const struct quota_req *q, const char *charge_id,
+    long long *left, struct err *e)
+{
+	struct uent_target t = { NULL, "", "" };
+	struct uent_state st = { 0, { 0, 0, 0, 0, "" }, NULL, NULL, NULL };
+	struct quota_res r;
+	long long refunded = 0;
+	json_t *j;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	*left = 0;
+	if ((rc = uent_find(ld, q, charge_id, NULL, "charge", &r, &t, &st, e)) == 0 &&
+	    (j = uent_find_entry(&st, charge_id, "charge")) != NULL) {
+		char *whole;	/* points into st */
+
+		if (uent_find_value(st.refunds, charge_id, &refunded, NULL, 0, &whole) != 0)
+			refunded = 0;
+		*left = uent_jnum(j, "amount") - refunded;
+		json_decref(j);
+	}
+	uent_free(&st);
+	free(t.udn);
+	return rc < 0 ? -1 : 0;
+}

@@ -48,10 +48,13 @@ settled(const struct quota_req *q, const struct uent_state *st, const char *id,
 
 	(void)q;
 	if (k && strcmp(k, kind) == 0 && (strcmp(kind, "commit") != 0 ||
-	    uent_jnum(j, "amount") == amount)) {
+	    (json_object_get(j, "requested") ? uent_jnum(j, "requested") :
+	    uent_jnum(j, "amount")) == amount)) {
 		r->replayed = 1;
 		r->amount = uent_jnum(j, "amount");
 		r->released = uent_jnum(j, "released");
+		r->paid = uent_jnum(j, "paid");
+		r->split = json_object_get(j, "paid") != NULL;
 		r->u = st->u;
 		ret = 0;
 	} else if (k && strcmp(k, "expire") == 0)
@@ -72,11 +75,15 @@ settled(const struct quota_req *q, const struct uent_state *st, const char *id,
 static int
 settle(LDAP *ld, const char *udn, const struct usage_val *u, const char *id,
     const char *holdval, const char *kind, long long h, long long amount,
-    const char *actor, const char *account, time_t now, const char *metadata)
+    const char *actor, const char *account, time_t now, const char *metadata,
+    long long paid)
 {
 	struct wop o;
-	char *rec = lentry_format(kind, id, amount, actor, account, now, metadata, "I", "released",
-	    h - amount);
+	/* a split hold's: what the paid wallet settles, and what was asked */
+	char *rec = paid >= 0 ? lentry_format(kind, id, amount, actor, account, now, metadata,
+	    "III", "released", h - amount, "paid", paid, "requested", amount + (strcmp(kind,
+	    "commit") == 0 ? paid : 0)) : lentry_format(kind, id, amount, actor, account, now,
+	    metadata, "I", "released", h - amount);
 	int rc = LDAP_NO_MEMORY;
 
 	memset(&o, 0, sizeof(o));
@@ -112,8 +119,9 @@ quota_settle(LDAP *ld, const struct quota_req *q, const char *id, int release,
 	struct uent_target t = { NULL, "", "" };
 	struct uent_state st = { 0, { 0, 0, 0, 0, "" }, NULL, NULL, NULL };
 	char exp[32], now[32], *val, *meta = NULL;
-	long long h;
+	long long h, split, here;
 	struct wop_try tr;
+	json_t *j;
 	int rc, ret = -1, locked = 0;
 
 	memset(r, 0, sizeof(*r));
@@ -133,15 +141,20 @@ quota_settle(LDAP *ld, const struct quota_req *q, const char *id, int release,
 			ret = settled(q, &st, id, kind, amount, r, e);
 			goto done;
 		}
-		if (amount > h) {
+		/* a split hold's allowance part: the paid wallet holds the rest */
+		j = uent_find_entry(&st, id, "hold");
+		split = uent_jnum(j, "paid");
+		json_decref(j);
+		if (amount > h + split) {
 			uent_refuse(r, e, ERR_INVALID, QUOTA_BAD_REQUEST, "amount",
-			    "amount %lld is more than the %lld held by '%s'", amount, h, id);
+			    "amount %lld is more than the %lld held by '%s'", amount, h + split, id);
 			goto done;
 		}
+		here = amount < h ? amount : h;
 		if (strcmp(exp, now) <= 0) {
 			/* past its TTL: release it now rather than wait for the reaper */
 			rc = settle(ld, t.udn, &st.u, id, val, "expire", h, 0, "privd", NULL,
-			    q->now, NULL);
+			    q->now, NULL, -1);
 			if (rc == LDAP_SUCCESS) {
 				uent_read(ld, q->cfg, t.udn, t.key, 0, &st, e);
 				uent_refuse(r, e, ERR_CONFLICT, QUOTA_HOLD_EXPIRED, "id",
@@ -159,11 +172,13 @@ quota_settle(LDAP *ld, const struct quota_req *q, const char *id, int release,
 		}
 		free(meta);
 		meta = hold_metadata(&st, id);
-		rc = settle(ld, t.udn, &st.u, id, val, kind, h, amount, q->actor, q->account,
-		    q->now, meta);
+		rc = settle(ld, t.udn, &st.u, id, val, kind, h, here, q->actor, q->account,
+		    q->now, meta, split <= 0 ? -1 : release ? split : amount - here);
 		if (rc == LDAP_SUCCESS) {
-			r->amount = amount;
-			r->released = h - amount;
+			r->amount = here;
+			r->released = h - here;
+			r->paid = release ? split : amount - here;
+			r->split = split > 0;
 			ret = 0;
 			uent_landed(ld, q, &t, &st, r, e);
 			goto done;
@@ -230,7 +245,7 @@ quota_expire(LDAP *ld, const struct cfg *c, time_t now, int max, struct err *e)
 			/* the counters as they are now: the swap asserts them */
 			rc = uent_read(w, c, dn, key, 0, &st, &he) != 0 ? LDAP_OTHER :
 			    settle(w, dn, &st.u, hid, holds[i], "expire", h, 0, "privd", NULL, now,
-			    NULL);
+			    NULL, -1);
 			if (rc == LDAP_SUCCESS) {
 				n++;
 				log_info("quota: hold %s of %s expired: released %lld", hid, key, h);

@@ -17,6 +17,9 @@
 #define QUOTA_TTL_MAX		(7 * 86400)
 #define QUOTA_HOLDER_MAX	520		/* "pool:" and a cell (pool.h) */
 #define QUOTA_ACCOUNT_MAX	256
+/* The period key of an account's paid wallet (wallet.h): its usage entry
+ * is QUOTA@paid, kept across periods. */
+#define QUOTA_PAID_PERIOD	"paid"
 
 /* Who asks, for which account and quota, against which limit. */
 struct quota_req {
@@ -29,6 +32,8 @@ struct quota_req {
 	const char *actor;	/* API key name or administrator */
 	time_t now;
 	int home;		/* the connection goes to uid's home provider (draw.h) */
+	int paid;		/* the account's paid wallet, not its allowance
+				 * (wallet.h): period "paid", limit 0 */
 	/* room for uid and account when the caller builds them */
 	char uid_buf[QUOTA_HOLDER_MAX];
 	char account_buf[QUOTA_ACCOUNT_MAX];
@@ -61,6 +66,8 @@ struct quota_res {
 	char period[PERIOD_KEY_MAX];
 	char expires[40];	/* holds: RFC 3339 UTC */
 	const char *state;	/* holds: open, committed, released, expired */
+	int split;		/* the allowance part of a split write (wallet.h) */
+	long long paid;		/* ... and what it says the paid wallet's part is */
 	struct usage_val u;	/* the usage entry after the write */
 };
 

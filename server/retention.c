@@ -6,6 +6,7 @@
 #include "ldapconn.h"
 #include "log.h"
 #include "period.h"
+#include "qwrite.h"
 #include "retention.h"
 #include "strv.h"
 #include "worker.h"
@@ -54,6 +55,8 @@ retention_old(const struct cfg *c, const char *name, time_t now)
 	memcpy(prv, name, (size_t)(at - name));
 	prv[at - name] = '\0';
 	key = at + 1;
+	if (strcmp(key, QUOTA_PAID_PERIOD) == 0)
+		return 0;	/* a paid wallet is kept, as is its ledger */
 	if ((p = cfg_priv_find(c, prv)) < 0)
 		return 0;
 	gmtime_r(&now, &tm);

@@ -197,6 +197,16 @@ uent_find_value(char *const *v, const char *id, long long *n, char *rest, size_t
 }
 
 int
+uent_period(const struct quota_req *q, char out[PERIOD_KEY_MAX], struct err *e)
+{
+	if (q->paid) {
+		snprintf(out, PERIOD_KEY_MAX, "%s", QUOTA_PAID_PERIOD);
+		return 0;
+	}
+	return period_key(q->cfg, q->kind, q->now, out, e);
+}
+
+int
 uent_target_of(const struct quota_req *q, const char *period, struct uent_target *t,
     struct err *e)
 {
@@ -284,7 +294,7 @@ uent_replay(const struct quota_req *q, const struct uent_state *st, const char *
     const char *kind, long long requested, const char *ref, struct quota_res *r,
     struct err *e)
 {
-	json_t *j = uent_find_entry(st, rid, "charge|hold|refund|credit");
+	json_t *j = uent_find_entry(st, rid, "charge|hold|refund|credit|topup|reversal");
 	const char *k, *jref;
 	int same;
 
@@ -297,6 +307,8 @@ uent_replay(const struct quota_req *q, const struct uent_state *st, const char *
 	if (same) {
 		r->replayed = 1;
 		r->amount = uent_jnum(j, "amount");
+		r->paid = uent_jnum(j, "paid");
+		r->split = json_object_get(j, "paid") != NULL;
 		r->u = st->u;
 		if (strcmp(kind, "hold") == 0)
 			hold_state(st, rid, j, r);
@@ -330,7 +342,7 @@ uent_find(LDAP *ld, const struct quota_req *q, const char *id, const char *id2,
 	json_t *j;
 	int rc;
 
-	if (period_key(q->cfg, q->kind, q->now, r->period, NULL) == 0) {
+	if (uent_period(q, r->period, NULL) == 0) {
 		if (uent_target_of(q, r->period, t, e) != 0)
 			return -1;
 		if (uent_load(ld, q->cfg, t->udn, t->key, id, id2, st, e) != 0)
@@ -341,6 +353,8 @@ uent_find(LDAP *ld, const struct quota_req *q, const char *id, const char *id2,
 		}
 		free(t->udn);
 		t->udn = NULL;
+		if (q->paid)
+			return 1;	/* one paid wallet, whatever the period */
 	}
 	in.bv_val = (char *)id;
 	in.bv_len = strlen(id);
@@ -374,7 +388,8 @@ uent_find(LDAP *ld, const struct quota_req *q, const char *id, const char *id2,
 		}
 		if (dn_usage(dn, root, uid, name) == 0 &&
 		    strncmp(name, q->quota, ql) == 0 && name[ql] == '@' &&
-		    strlen(name + ql + 1) < PERIOD_KEY_MAX) {
+		    strlen(name + ql + 1) < PERIOD_KEY_MAX &&
+		    strcmp(name + ql + 1, QUOTA_PAID_PERIOD) != 0) {
 			snprintf(r->period, PERIOD_KEY_MAX, "%s", name + ql + 1);
 			if (uent_target_of(q, r->period, t, e) != 0 ||
 			    uent_load(ld, q->cfg, t->udn, t->key, id, id2, st, e) != 0)

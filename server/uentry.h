@@ -87,6 +87,9 @@ long long uent_jnum(json_t *j, const char *k);
 int uent_find_value(char *const *v, const char *id, long long *n, char *rest, size_t nrest,
     char **whole);
 
+/* The period of q's usage entry now: the current one, or for the paid
+ * wallet "paid". 0, or -1 and e (no period now). */
+int uent_period(const struct quota_req *q, char out[PERIOD_KEY_MAX], struct err *e);
 /* The usage entry of q's quota in period: its DN (malloc'd) and keys. */
 int uent_target_of(const struct quota_req *q, const char *period, struct uent_target *t,
     struct err *e);
