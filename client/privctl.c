@@ -31,6 +31,7 @@ struct cmd {
 };
 
 static int json_out, dry_run, force, abort_import, csv_out;
+static const char *wallet;
 static const char *period, *reason, *end_session, *session_priv, *report_by, *report_under;
 static const char *report_depth, *report_top, *from_date, *until_date, *within, *pool_cell;
 
@@ -343,6 +344,19 @@ value_text(json_t *v, char *buf, size_t n)
 		    amount(v, json_integer_value(json_object_get(v, "credit")), a[3]),
 		    json_string_value(json_object_get(v, "period")) ?
 		    json_string_value(json_object_get(v, "period")) : "no period");
+		if (json_object_get(v, "paid") != NULL) {
+			json_t *w = json_object_get(v, "paid");
+			size_t len = strlen(buf);
+
+			/* the paid wallet: top-ups that carry over, after the allowance */
+			snprintf(buf + len, n - len, "; paid %s left (topped up %s, used %s); "
+			    "%s in all",
+			    amount(v, json_integer_value(json_object_get(w, "remaining")), a[0]),
+			    amount(v, json_integer_value(json_object_get(w, "topped_up")), a[1]),
+			    amount(v, json_integer_value(json_object_get(w, "used")), a[2]),
+			    amount(v, json_integer_value(json_object_get(v, "total_remaining")),
+			    a[3]));
+		}
 	}
 	else {
 		json_array_foreach(val, i, e)
@@ -617,8 +631,9 @@ ledger_of(struct rest *r, const char *kind, const char *who, const char *quota)
 	size_t i;
 	int rc, pool = strcmp(kind, "pools") == 0;
 
-	snprintf(path, sizeof(path), "/v1/%s/%s/quotas/%s/ledger?limit=1000%s%s", kind, u, p,
-	    per ? "&period=" : "", per ? per : "");
+	snprintf(path, sizeof(path), "/v1/%s/%s/quotas/%s/ledger?limit=1000%s%s%s%s", kind, u, p,
+	    per ? "&period=" : "", per ? per : "", wallet ? "&wallet=" : "",
+	    wallet ? wallet : "");
 	free(u);
 	free(p);
 	free(per);
@@ -629,21 +644,31 @@ ledger_of(struct rest *r, const char *kind, const char *who, const char *quota)
 		json_decref(j);
 		return EXIT_OK;
 	}
-	printf("%s%s %s, period %s: %lld entries\n", pool ? "pool " : "", who, quota,
-	    json_string_value(json_object_get(j, "period")),
-	    (long long)json_integer_value(json_object_get(j, "total")));
+	if (wallet != NULL && strcmp(wallet, "paid") == 0)
+		printf("%s %s, paid wallet: %lld entries\n", who, quota,
+		    (long long)json_integer_value(json_object_get(j, "total")));
+	else
+		printf("%s%s %s, period %s: %lld entries\n", pool ? "pool " : "", who, quota,
+		    json_string_value(json_object_get(j, "period")),
+		    (long long)json_integer_value(json_object_get(j, "total")));
 	printf("%-20s %-8s %7s  %-24s %-16s%s\n", "TIME", "KIND", "AMOUNT", "REQUEST", "ACTOR",
 	    pool ? " ACCOUNT" : "");
 	json_array_foreach(json_object_get(j, "entries"), i, e) {
 		const char *t = json_string_value(json_object_get(e, "time"));
 		const char *a = json_string_value(json_object_get(e, "actor"));
 		const char *acc = json_string_value(json_object_get(e, "account"));
-		char am[MONEY_TEXT_MAX];
+		json_t *ws = json_object_get(e, "wallets");
+		char am[MONEY_TEXT_MAX], pd[MONEY_TEXT_MAX], kind[24];
 
-		printf("%-20.19s %-8s %7s  %-24.24s ", t ? t : "",
-		    json_string_value(json_object_get(e, "kind")),
+		/* a split's allowance part, and the paid wallet's part beside it */
+		snprintf(kind, sizeof(kind), "%s%s", json_string_value(json_object_get(e, "kind")),
+		    json_is_true(json_object_get(e, "void")) ? "(void)" : "");
+		printf("%-20.19s %-8s %7s  %-24.24s ", t ? t : "", kind,
 		    amount(j, json_integer_value(json_object_get(e, "amount")), am),
 		    json_string_value(json_object_get(e, "request_id")));
+		if (ws != NULL)
+			printf("(+%s paid) ", amount(j, json_integer_value(json_object_get(ws,
+			    "paid")), pd));
 		if (pool)	/* and who drew */
 			printf("%-16.16s %s\n", a ? a : "", acc ? acc : "");
 		else
@@ -786,6 +811,75 @@ credit_of(struct rest *r, const char *kind, const char *who, const char *quota,
 	}
 	json_decref(j);
 	return EXIT_OK;
+}
+
+/* "privctl topup ACCOUNT PRIV N | reverse ID": the paid wallet (top-ups carry over). */
+static int
+cmd_topup(struct rest *r, int argc, char **argv)
+{
+	char path[1024], id[96], cur[MONEY_CODE_MAX] = "", a[2][MONEY_TEXT_MAX], *end;
+	char *u = esc(argv[0]), *p = esc(argv[1]), *js;
+	int rev = argc == 4 && strcmp(argv[2], "reverse") == 0, rc;
+	long long n = 0;
+	json_t *j, *body;
+
+	if (argc == 4 && !rev) {
+		fprintf(stderr, "privctl: topup: ACCOUNT PRIV N, or ACCOUNT PRIV reverse ID\n");
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	snprintf(path, sizeof(path), "/v1/accounts/%s/quotas/%s", u, p);
+	if ((j = get(r, path, "topup", &rc)) == NULL)
+		goto out;
+	if (money_code_ok(json_string_value(json_object_get(j, "currency"))))
+		snprintf(cur, sizeof(cur), "%s", json_string_value(json_object_get(j, "currency")));
+	json_decref(j);
+	if (rev) {
+		char *t = esc(argv[3]);
+
+		snprintf(path, sizeof(path), "/v1/accounts/%s/quotas/%s/topups/%s/reversal", u, p, t);
+		free(t);
+		body = reason ? json_pack("{s:s}", "reason", reason) : json_object();
+	} else {
+		n = strtoll(argv[2], &end, 10);
+		if (*cur ? money_parse(argv[2], cur, 1000000000LL, &n) != 0 || n <= 0 :
+		    *argv[2] == '\0' || *end != '\0' || n <= 0) {
+			fprintf(stderr, "privctl: topup: the amount must be %s, not '%s'\n", *cur ?
+			    "money such as 5 or 5.50" : "a positive whole number", argv[2]);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		snprintf(path, sizeof(path), "/v1/accounts/%s/quotas/%s/topups", u, p);
+		/* a fresh request id: a retried command is a new top-up */
+		snprintf(id, sizeof(id), "privctl-%ld-%d-%04x", (long)time(NULL), (int)getpid(),
+		    (unsigned)(clock() ^ (unsigned long)&id) & 0xffff);
+		body = json_pack("{s:s, s:I}", "request_id", id, "amount", (json_int_t)n);
+		if (reason && body)
+			json_object_set_new(body, "reference", json_string(reason));
+	}
+	js = body ? json_dumps(body, JSON_COMPACT) : NULL;
+	json_decref(body);
+	rc = rest_call(r, "POST", path, "application/json", js, js ? strlen(js) : 0);
+	free(js);
+	if (rc != 0 || (rc = rest_fail(r, "topup")) != 0)
+		goto out;
+	if (json_out) {
+		fputs(r->body, stdout);
+		goto out;
+	}
+	j = rest_json(r);
+	if (rev)
+		printf("reversed top-up %s of %s %s (%s)", argv[3], argv[0], argv[1],
+		    amount(j, json_integer_value(json_object_get(j, "reversed")), a[0]));
+	else
+		printf("topped up %s %s by %s", argv[0], argv[1], amount(j, n, a[0]));
+	printf(": %s paid left\n", amount(j, json_integer_value(json_object_get(
+	    json_object_get(j, "paid"), "remaining")), a[1]));
+	json_decref(j);
+out:
+	free(u);
+	free(p);
+	return rc;
 }
 
 static int
@@ -1190,15 +1284,20 @@ static const struct cmd cmds[] = {
 	  "and the accounts that have it.", cmd_who, 1, 2 },
 	{ "quota", "ACCOUNT [PRIV] [--json]", "Limit, credit, used and what remains.",
 	  cmd_quota, 1, 2 },
-	{ "ledger", "ACCOUNT PRIV [--period P] [--json]",
+	{ "ledger", "ACCOUNT PRIV [--period P | --wallet paid] [--json]",
 	  "Every charge, refund, hold, commit, release and credit of a period\n"
-	  "(default: the current one), newest first.", cmd_ledger, 2, 2 },
+	  "(default: the current one), newest first; with --wallet paid, the paid\n"
+	  "wallet's top-ups, reversals and what was drawn on it.", cmd_ledger, 2, 2 },
 	{ "sessions", "ACCOUNT [--end ID] [--privilege PRIV] [--json]",
 	  "The account's open sessions (of login.max_sessions, or PRIV): host, service,\n"
 	  "start and expiry. --end ID ends one.", cmd_sessions, 1, 1 },
 	{ "credit", "ACCOUNT PRIV N [--reason TEXT] [--period P]",
 	  "Adds N to the account's limit for the current (or a named) period.",
 	  cmd_credit, 3, 3 },
+	{ "topup", "ACCOUNT PRIV N [--reason REF] | ACCOUNT PRIV reverse ID [--reason TEXT]",
+	  "Adds N to the account's paid wallet, which carries across periods and is\n"
+	  "drawn on after the allowance; reverse takes top-up ID back (a ledger entry).",
+	  cmd_topup, 3, 4 },
 	{ "pool", "list | show CELL | members CELL | grant CELL QUOTA=N ... [--dry-run]\n"
 	  "               | revoke CELL QUOTA | credit CELL QUOTA N | ledger CELL QUOTA",
 	  "Shared budgets held by cells: every account with a membership the cell\n"
@@ -1257,6 +1356,7 @@ main(int argc, char **argv)
 		{ "abort", no_argument, NULL, 'a' },
 		{ "period", required_argument, NULL, 'p' },
 		{ "reason", required_argument, NULL, 'r' },
+		{ "wallet", required_argument, NULL, 'X' },
 		{ "end", required_argument, NULL, 'E' },
 		{ "privilege", required_argument, NULL, 'P' },
 		{ "by", required_argument, NULL, 'b' },
@@ -1289,6 +1389,7 @@ main(int argc, char **argv)
 		case 'a': abort_import = 1; break;
 		case 'p': period = optarg; break;
 		case 'r': reason = optarg; break;
+		case 'X': wallet = optarg; break;
 		case 'E': end_session = optarg; break;
 		case 'P': session_priv = optarg; break;
 		case 'b': report_by = optarg; break;

@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "answer.h"
+#include "qwrite.h"
 #include "membership.h"
 #include "period.h"
 #include "session.h"
@@ -208,8 +209,9 @@ answer_privileges(const struct snap *s, const struct snap_account *a, int stale)
 		return NULL;
 	for (i = 0; i < an->nprivs; i++)
 		nq += s->cfg->privs[i].type == PRIV_QUOTA;
-	/* each quota's usage: five numbers, a period or its error; a number's open sessions */
-	if ((out = malloc(an->total + nq * (160 + ERR_MSG_MAX * 2) + an->nprivs * 32 + 64)) == NULL)
+	/* each quota's usage: five numbers, a period or its error, a paid
+	 * wallet's five; a number's open sessions */
+	if ((out = malloc(an->total + nq * (320 + ERR_MSG_MAX * 2) + an->nprivs * 32 + 64)) == NULL)
 		return NULL;
 	memcpy(out, an->text, an->head);
 	p = out + an->head;
@@ -236,13 +238,22 @@ answer_privileges(const struct snap *s, const struct snap_account *a, int stale)
 		if (def->type != PRIV_QUOTA)
 			continue;
 		if (period_key(s->cfg, def->period, now, period, &e) == 0) {
-			struct usage_val u;
+			struct usage_val u, w;
 
 			usage_get_for(a->uid, def->name, period, &u);
 			p = put_num(put_str(p, ",\"credit\":"), u.credit);
 			p = put_num(put_str(p, ",\"used\":"), u.used);
 			p = put_num(put_str(p, ",\"held\":"), u.held);
 			p = put_num(put_str(p, ",\"remaining\":"), usage_remaining(an->limit[i], &u));
+			/* an account that was topped up has a paid wallet (wallet.h) */
+			if (usage_get_for(a->uid, def->name, QUOTA_PAID_PERIOD, &w) == 0) {
+				p = put_num(put_str(p, ",\"paid\":{\"topped_up\":"), w.credit);
+				p = put_num(put_str(p, ",\"used\":"), w.used);
+				p = put_num(put_str(p, ",\"held\":"), w.held);
+				p = put_num(put_str(p, ",\"remaining\":"), usage_remaining(0, &w));
+				p = put_num(put_str(p, "},\"total_remaining\":"),
+				    usage_remaining(an->limit[i], &u) + usage_remaining(0, &w));
+			}
 			p = put_str(put_str(p, ",\"period\":\""), period);
 			p = put_str(p, "\"}");
 		} else {

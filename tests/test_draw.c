@@ -153,7 +153,7 @@ f_write(LDAP *ld, const struct quota_req *q, const struct draw_req *d, struct qu
 }
 
 static const struct draw_ops ops = {
-	f_get_home, f_is_home, f_put, f_pools, f_seen, f_write,
+	f_get_home, f_is_home, f_put, f_pools, f_seen, f_write, NULL, NULL,
 };
 
 static void

@@ -152,7 +152,12 @@
 			h('span', { class: 'used', 'data-w': pct(used) }),
 			h('span', { class: 'held', 'data-w': pct(q.held || 0) })),
 		    h('p', { class: 'quota-foot' }, u(q.used) + ' used', q.held ? ', ' + u(q.held) +
-			' held' : '', ', limit ' + u(q.limit), q.credit ? ', credit ' + u(q.credit) : ''));
+			' held' : '', ', limit ' + u(q.limit), q.credit ? ', credit ' + u(q.credit) : ''),
+		    q.paid ? h('p', { class: 'paid', 'data-paid': q.paid.remaining },
+			'Paid balance: ', h('strong', {}, u(q.paid.remaining)), ' left of ',
+			u(q.paid.topped_up), ' topped up (kept from term to term, used after the ' +
+			'allowance); ', h('strong', { 'data-total': q.total_remaining },
+			u(q.total_remaining)), ' in all') : null);
 	}
 
 	/* Widths through the CSSOM: the policy allows no inline style attributes. */
@@ -201,6 +206,25 @@
 	}
 
 	/* --- an account: balance, ledger, printers, why not, pools */
+
+	/* A paid wallet's history: top-ups, reversals, and what was drawn on it. */
+	async function topupTable(uid, quota) {
+		const l = await api('/v1/accounts/' + enc(uid) + '/quotas/' + enc(quota) +
+		    '/ledger?wallet=paid&limit=20');
+		const rows = (l.entries || []).map((e) => h('tr', {},
+		    h('td', {}, (e.time || '').replace('T', ' ').slice(0, 19)),
+		    h('td', {}, e.kind === 'topup' ? 'top-up' : e.kind),
+		    h('td', { class: 'num' }, units(e.amount, l.currency)),
+		    h('td', {}, (e.metadata && (e.metadata.reference || e.metadata.reason)) ||
+			e.request_id)));
+
+		return h('div', { class: 'table-wrap' },
+		    h('table', { class: 'topups', 'data-quota': quota },
+			h('caption', {}, quota + ': paid balance, ' + l.total + ' entries, newest first'),
+			h('thead', {}, h('tr', {}, ['Time (UTC)', 'Kind', 'Amount', 'Reference'].map((t) =>
+			    h('th', { scope: 'col' }, t)))),
+			h('tbody', {}, rows)));
+	}
 
 	async function ledgerTable(uid, quota) {
 		const l = await api('/v1/accounts/' + enc(uid) + '/quotas/' + enc(quota) + '/ledger?limit=20');
@@ -285,9 +309,11 @@
 		const led = h('section', { class: 'card', 'aria-labelledby': 'l-title' },
 		    h('h2', { id: 'l-title' }, 'Ledger'));
 		page.append(led);
-		for (const [k] of quotas) {
+		for (const [k, v] of quotas) {
 			try {
 				led.append(await ledgerTable(uid, k));
+				if (v.paid)
+					led.append(await topupTable(uid, k));
 			} catch (e) {
 				led.append(errorCard(e));
 			}

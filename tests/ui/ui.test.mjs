@@ -10,6 +10,7 @@ import { chromium } from 'playwright-core';
 const base = process.env.PRIVD_URL;
 const out = process.env.UI_OUT || 'build/ui';
 const chargeKey = 'dev-charge-93fa06d2c1';
+const topupKey = 'dev-topup-7e3b9c1f05';
 const passwords = { jdoe: 'jdoe-dev-secret', mwhite: 'hos-dev-secret', vguest: 'vguest-dev-secret' };
 assert.ok(base, 'PRIVD_URL is not set');
 mkdirSync(out, { recursive: true });
@@ -106,6 +107,16 @@ try {
 		// a money quota reads as money, never as bare cents
 		assert.match(await left(page, 'print.balance'), /^\$\d+\.\d\d$/,
 		    'print.balance is not shown as money');
+		// a top-up makes a paid wallet beside the allowance; the page shows both
+		const t = await api('POST', '/v1/accounts/jdoe/quotas/print.balance/topups', topupKey,
+		    { request_id: 'ui-topup', amount: 500, reference: 'ui test' });
+		assert.ok(t.status === 201 || t.status === 200, 'the top-up failed: ' + t.status);
+		await page.reload();
+		await page.locator('.account [data-quota="print.balance"] .paid').waitFor();
+		assert.match(await page.locator('[data-quota="print.balance"] .paid strong').first()
+		    .innerText(), /^\$5\.00$/, 'the paid balance is not shown as $5.00');
+		await page.locator('table.topups[data-quota="print.balance"] td', { hasText: 'top-up' })
+		    .first().waitFor();
 		const job = `ui-${width}-${Date.now()}`;
 		const c = await api('POST', '/v1/accounts/jdoe/quotas/print.pages/charges', chargeKey,
 		    { request_id: job, amount: 12, metadata: { printer: 'eng-laser', job } });
