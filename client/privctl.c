@@ -31,7 +31,7 @@ struct cmd {
 };
 
 static int json_out, dry_run, force, abort_import, csv_out;
-static const char *wallet;
+static const char *wallet, *v_quota, *v_value, *v_count, *v_expires, *v_batch;
 static const char *period, *reason, *end_session, *session_priv, *report_by, *report_under;
 static const char *report_depth, *report_top, *from_date, *until_date, *within, *pool_cell;
 
@@ -889,6 +889,93 @@ cmd_credit(struct rest *r, int argc, char **argv)
 	return credit_of(r, "accounts", argv[0], argv[1], argv[2]);
 }
 
+/*
+ * "privctl voucher create --quota Q --value V --count N [--expires DATE]
+ * [--batch NAME]" prints the codes (the only copy: LDAP keeps their
+ * hashes); "privctl voucher list [--batch NAME]" which are used, by whom.
+ */
+static int
+cmd_voucher(struct rest *r, int argc, char **argv)
+{
+	char path[256], a[MONEY_TEXT_MAX], *js, *b;
+	json_t *j, *v, *body;
+	size_t i;
+	int rc;
+
+	(void)argc;
+	if (strcmp(argv[0], "create") == 0) {
+		char *end;
+		long long value = v_value ? strtoll(v_value, &end, 10) : 0;
+		long long count = v_count ? strtoll(v_count, &end, 10) : 0;
+
+		if (v_quota == NULL || value <= 0 || count <= 0) {
+			fprintf(stderr, "privctl: voucher create needs --quota QUOTA, --value N (in "
+			    "the quota's units: cents for money) and --count N\n");
+			return EXIT_USAGE;
+		}
+		body = json_pack("{s:s, s:I, s:I}", "quota", v_quota, "value", (json_int_t)value,
+		    "count", (json_int_t)count);
+		if (body && v_expires)
+			json_object_set_new(body, "expires", json_string(v_expires));
+		if (body && v_batch)
+			json_object_set_new(body, "batch", json_string(v_batch));
+		js = body ? json_dumps(body, JSON_COMPACT) : NULL;
+		json_decref(body);
+		rc = rest_call(r, "POST", "/v1/vouchers", "application/json", js,
+		    js ? strlen(js) : 0);
+		free(js);
+		if (rc != 0 || (rc = rest_fail(r, "voucher create")) != 0)
+			return rc;
+		if (json_out) {
+			fputs(r->body, stdout);
+			return EXIT_OK;
+		}
+		j = rest_json(r);
+		fprintf(stderr, "batch %s: %lld vouchers of %s worth %s each%s%s; the codes are "
+		    "shown only now\n", json_string_value(json_object_get(j, "batch")),
+		    (long long)json_integer_value(json_object_get(j, "count")),
+		    json_string_value(json_object_get(j, "quota")),
+		    amount(j, json_integer_value(json_object_get(j, "value")), a),
+		    v_expires ? ", until " : "", v_expires ? v_expires : "");
+		json_array_foreach(json_object_get(j, "codes"), i, v)
+			printf("%s\n", json_string_value(v));
+		json_decref(j);
+		return EXIT_OK;
+	}
+	if (strcmp(argv[0], "list") != 0) {
+		fprintf(stderr, "privctl: voucher: create or list, not '%s'\n", argv[0]);
+		return EXIT_USAGE;
+	}
+	b = v_batch ? esc(v_batch) : NULL;
+	snprintf(path, sizeof(path), "/v1/vouchers%s%s", b ? "?batch=" : "", b ? b : "");
+	free(b);
+	if ((j = get(r, path, "voucher list", &rc)) == NULL)
+		return rc;
+	if (json_out) {
+		fputs(r->body, stdout);
+		json_decref(j);
+		return EXIT_OK;
+	}
+	printf("%lld vouchers, %lld used\n", (long long)json_integer_value(json_object_get(j,
+	    "total")), (long long)json_integer_value(json_object_get(j, "used")));
+	printf("%-16s %-20s %-16s %10s %-10s %-12s %s\n", "ID", "BATCH", "QUOTA", "VALUE",
+	    "EXPIRES", "REDEEMED BY", "AT");
+	json_array_foreach(json_object_get(j, "vouchers"), i, v) {
+		const char *ex = json_string_value(json_object_get(v, "expires"));
+		const char *by = json_string_value(json_object_get(v, "redeemed_by"));
+		const char *at = json_string_value(json_object_get(v, "redeemed_at"));
+
+		printf("%-16s %-20.20s %-16.16s %10s %-10s %-12.12s %s\n",
+		    json_string_value(json_object_get(v, "id")),
+		    json_string_value(json_object_get(v, "batch")),
+		    json_string_value(json_object_get(v, "quota")),
+		    amount(v, json_integer_value(json_object_get(v, "value")), a),
+		    ex ? ex : "-", by ? by : "-", at ? at : "");
+	}
+	json_decref(j);
+	return EXIT_OK;
+}
+
 /* One rate card: "NAME  charges QUOTA: mono $0.10, colour $0.40, ..." */
 static void
 printer_line(json_t *p, int long_form)
@@ -1304,6 +1391,11 @@ static const struct cmd cmds[] = {
 	  "covers may draw on them. list and show give used and left; members who may\n"
 	  "draw and through which membership; grant sets limits, revoke drops one.",
 	  cmd_pool, 1, 258 },
+	{ "voucher", "create --quota Q --value N --count N [--expires DATE] [--batch NAME]\n"
+	  "               | list [--batch NAME] [--json]",
+	  "Vouchers that top up a paid wallet once: create prints the codes (the only\n"
+	  "copy; LDAP keeps their hashes), N in the quota's units (cents for money);\n"
+	  "list shows which are used, by whom and when.", cmd_voucher, 1, 1 },
 	{ "printer", "list | show NAME [--json]",
 	  "The printers' rate cards: the quota each draws on, its prices per side\n"
 	  "(mono, colour, two-sided) and per job, and its media factors.",
@@ -1357,6 +1449,11 @@ main(int argc, char **argv)
 		{ "period", required_argument, NULL, 'p' },
 		{ "reason", required_argument, NULL, 'r' },
 		{ "wallet", required_argument, NULL, 'X' },
+		{ "quota", required_argument, NULL, 'Q' },
+		{ "value", required_argument, NULL, 'A' },
+		{ "count", required_argument, NULL, 'N' },
+		{ "expires", required_argument, NULL, 'Y' },
+		{ "batch", required_argument, NULL, 'B' },
 		{ "end", required_argument, NULL, 'E' },
 		{ "privilege", required_argument, NULL, 'P' },
 		{ "by", required_argument, NULL, 'b' },
@@ -1390,6 +1487,11 @@ main(int argc, char **argv)
 		case 'p': period = optarg; break;
 		case 'r': reason = optarg; break;
 		case 'X': wallet = optarg; break;
+		case 'Q': v_quota = optarg; break;
+		case 'A': v_value = optarg; break;
+		case 'N': v_count = optarg; break;
+		case 'Y': v_expires = optarg; break;
+		case 'B': v_batch = optarg; break;
 		case 'E': end_session = optarg; break;
 		case 'P': session_priv = optarg; break;
 		case 'b': report_by = optarg; break;

@@ -24,6 +24,11 @@ enum MHD_Result api_hold_release(struct req *r);
 enum MHD_Result api_credit(struct req *r);
 enum MHD_Result api_topup(struct req *r);
 enum MHD_Result api_topup_reverse(struct req *r);
+
+/* api_vouchers.c */
+enum MHD_Result api_voucher_create(struct req *r);
+enum MHD_Result api_voucher_list(struct req *r);
+enum MHD_Result api_voucher_redeem(struct req *r);
 enum MHD_Result api_ledger(struct req *r);
 enum MHD_Result api_quote(struct req *r);
 enum MHD_Result api_printers(struct req *r);
@@ -31,6 +36,9 @@ enum MHD_Result api_printer(struct req *r);
 /* Into o: limit, credit, used, held, remaining and period of holder's
  * quota in the period of now, as privd last saw it; with period null and
  * period_error when now is in no period. */
+/* An account's paid wallet of quota into o ("paid", "total_remaining", the
+ * latter from o's "remaining"), as this privd last saw it (wallet.h). */
+void api_paid(json_t *o, const struct cfg *c, const char *uid, const char *quota);
 void api_usage(json_t *o, const struct cfg *c, const char *holder, const char *quota,
     enum period_kind kind, long long limit, time_t now);
 

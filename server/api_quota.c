@@ -177,14 +177,12 @@ api_usage(json_t *o, const struct cfg *c, const char *holder, const char *quota,
 static void
 paid_fields(json_t *o, const struct quota_req *q, const struct usage_val *pu)
 {
-	struct quota_req qp;
 	struct usage_val u, a;
 	char period[PERIOD_KEY_MAX];
 	long long ra = 0, rp;
 
 	if (holder_cell(q->uid) != NULL)
 		return;
-	wallet_paid_req(&qp, q);
 	if (pu == NULL) {
 		memset(&u, 0, sizeof(u));
 		usage_get_for(q->uid, q->quota, QUOTA_PAID_PERIOD, &u);
@@ -202,6 +200,21 @@ paid_fields(json_t *o, const struct quota_req *q, const struct usage_val *pu)
 		ra = usage_remaining(q->limit, &a);
 	}
 	json_object_set_new(o, "total_remaining", json_integer(ra + rp));
+}
+
+void
+api_paid(json_t *o, const struct cfg *c, const char *uid, const char *quota)
+{
+	struct quota_req q;
+	int p = cfg_priv_find(c, quota);
+
+	memset(&q, 0, sizeof(q));
+	q.cfg = c;
+	q.uid = uid;
+	q.quota = quota;
+	q.kind = p >= 0 ? c->privs[p].period : PERIOD_NONE;
+	q.now = period_now();
+	paid_fields(o, &q, NULL);
 }
 
 /* A bad field: 400 naming it. */

@@ -192,3 +192,15 @@ fail:
 	memset(l->password, 0, sizeof(l->password));
 	return -1;
 }
+
+int
+login_allowed(const char *addr)
+{
+	return allowed(addr, 0);
+}
+
+void
+login_failed(const char *addr)
+{
+	allowed(addr, 1);
+}

@@ -29,4 +29,9 @@ int login_basic(const struct cfg *c, const char *header, const char *addr,
 int login_password(const struct cfg *c, const char *uid, const char *password,
     const char *addr, struct login *l, struct err *e);
 
+/* The same count of failures for other secrets guessed from addr (a
+ * voucher's code): whether addr may try now, and one more failure. */
+int login_allowed(const char *addr);
+void login_failed(const char *addr);
+
 #endif

@@ -64,6 +64,55 @@
 
 	const enc = encodeURIComponent;
 
+	/* A write the page itself makes: redeeming a voucher (the one a sign-in may). */
+	async function post(path, body) {
+		const r = await fetch(path, {
+			method: 'POST',
+			headers: { Authorization: 'Bearer ' + session.token,
+			    'Content-Type': 'application/json' },
+			body: JSON.stringify(body),
+		});
+		const b = await r.json().catch(() => null);
+
+		if (r.status === 401) {
+			signOut('Your sign-in has ended: sign in again.');
+			throw new ApiError(401, b);
+		}
+		if (!r.ok)
+			throw new ApiError(r.status, b);
+		return b;
+	}
+
+	/* A voucher's code into the account's paid balance; then the page again. */
+	function voucherCard(uid) {
+		const out = h('p', { class: 'muted', role: 'status', 'aria-live': 'polite' });
+		const form = h('form', { class: 'voucher', onsubmit: async (ev) => {
+			ev.preventDefault();
+			const code = document.getElementById('voucher-code').value.trim();
+
+			if (!code)
+				return;
+			out.textContent = 'Redeeming…';
+			try {
+				const v = await post('/v1/accounts/' + enc(uid) + '/vouchers', { code: code });
+
+				out.textContent = (v.replayed ? 'Already redeemed: ' : 'Redeemed: ') +
+				    units(v.value, v.currency) + ' added to your paid ' + v.quota + ' balance.';
+				out.setAttribute('data-redeemed', v.value);
+				setTimeout(() => accountPage(uid), 1500);
+			} catch (e) {
+				out.textContent = e.message;
+				out.setAttribute('data-error', e.status || '');
+			}
+		} }, h('label', { for: 'voucher-code' }, 'Voucher code'),
+		    h('input', { id: 'voucher-code', name: 'code', autocomplete: 'off',
+			spellcheck: 'false', placeholder: 'XXXX-XXXX-XXXX-XXXX' }),
+		    h('button', { type: 'submit' }, 'Redeem'));
+
+		return h('section', { class: 'card', 'aria-labelledby': 'v-title' },
+		    h('h2', { id: 'v-title' }, 'Redeem a voucher'), form, out);
+	}
+
 	/* --- sign-in */
 
 	function restore() {
@@ -271,6 +320,8 @@
 		page.append(h('section', { class: 'card', 'aria-labelledby': 'q-title' },
 		    h('h2', { id: 'q-title' }, 'Balance'),
 		    quotas.map(([k, v]) => quotaBar(k, v))));
+		if (session.uid === p.account)
+			page.append(voucherCard(p.account));
 
 		const access = privs['printer.access'];
 		const why = h('section', { class: 'card', 'aria-labelledby': 'p-title' },
