@@ -17,7 +17,7 @@ VALGRIND ?= valgrind -q --error-exitcode=99 --leak-check=full \
 
 CFLAGS	= -std=c11 -Wall -Wextra -Werror $(OPT) $(SAN) -D_GNU_SOURCE -MMD -MP -Iserver
 LDFLAGS	= $(SAN)
-LIBS	= -lldap -llber -lmicrohttpd -lyaml -ljansson -lnettle -lpthread
+LIBS	= -lldap -llber -lmicrohttpd -lyaml -ljansson -lnettle -lcurl -lpthread
 
 ifeq ($(B),build/release)
 PRIVD	= server/privd

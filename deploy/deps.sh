@@ -9,7 +9,7 @@ libyaml-dev libcmocka-dev libjansson-dev libcurl4-openssl-dev nettle-dev
 libgnutls28-dev valgrind curl wrk openssl
 cups cups-daemon cups-client cups-ipp-utils cups-filters libcups2-dev
 libcupsimage2-dev libqpdf-dev qpdf ghostscript dbus-daemon socat jq
-libpam0g-dev pamtester libpam-wrapper python3 chromium iproute2"
+libpam0g-dev pamtester libpam-wrapper python3 python3-aiosmtpd chromium iproute2"
 [ "${1:-}" = "--bench" ] && PKGS="$PKGS linux-perf"
 [ "${1:-}" = "--fuzz" ] && PKGS="$PKGS clang"
 

@@ -25,6 +25,10 @@ enum MHD_Result api_credit(struct req *r);
 enum MHD_Result api_topup(struct req *r);
 enum MHD_Result api_topup_reverse(struct req *r);
 
+/* api_prefs.c */
+enum MHD_Result api_prefs(struct req *r);
+enum MHD_Result api_prefs_set(struct req *r);
+
 /* api_vouchers.c */
 enum MHD_Result api_voucher_create(struct req *r);
 enum MHD_Result api_voucher_list(struct req *r);

@@ -11,6 +11,7 @@
 #include "hex.h"
 #include "money.h"
 #include "cfgread.h"
+#include "cfgnotify.h"
 #include "config.h"
 #include "path.h"
 #include "ydoc.h"
@@ -472,7 +473,7 @@ parse_priv(struct cfgr *x, const yaml_node_t *k, const yaml_node_t *m,
 	const char *name = ydoc_str(k);
 	static const char *const draw_names[] = { "allowance_first", "paid_first" };
 	int have_type = 0, have_combine = 0, have_period = 0, money = 0, t = 0;
-	const yaml_node_t *where = m, *cur = NULL, *drw = NULL;
+	const yaml_node_t *where = m, *cur = NULL, *drw = NULL, *ntf = NULL;
 
 	if (!cfg_name_ok(name, PRIV_NAME_MAX))
 		return cfgr_bad(x, k, name, "privilege name '%.64s': use letters, digits and . _ - :", name);
@@ -498,6 +499,10 @@ parse_priv(struct cfgr *x, const yaml_node_t *k, const yaml_node_t *m,
 				    "4217 code of three capital letters (AUD, EUR, USD)", name);
 			snprintf(pv->currency, sizeof(pv->currency), "%s", code);
 			cur = pk;
+		} else if (strcmp(ks, "notify") == 0) {
+			if (cfg_parse_thresholds(x, v, name, pv) != 0)
+				return -1;
+			ntf = pk;
 		} else if (strcmp(ks, "draw") == 0) {
 			if (cfgr_pick(x, v, "draw", draw_names, 2, &t) != 0)
 				return -1;
@@ -531,6 +536,9 @@ parse_priv(struct cfgr *x, const yaml_node_t *k, const yaml_node_t *m,
 		    "EUR, USD, ...)", name);
 	if (!money && pv->currency[0])
 		return cfgr_bad(x, cur, name, "privilege %s: currency is only for type money", name);
+	if (ntf != NULL && pv->type != PRIV_QUOTA)
+		return cfgr_bad(x, ntf, name, "privilege %s: notify (thresholds such as [20%%, 0]) "
+		    "is only for quotas and money", name);
 	if (drw != NULL && pv->type != PRIV_QUOTA)
 		return cfgr_bad(x, drw, name, "privilege %s: draw (allowance_first or paid_first) "
 		    "is only for quotas and money", name);
@@ -750,6 +758,8 @@ set_defaults(struct cfg *c)
 	c->ledger_self_read = 1;
 	c->session_ttl_s = 12 * 3600;
 	c->ui_token_ttl_s = 900;
+	c->notify_digest_wday = -1;
+	c->notify_retry_s = 60;
 	c->reconnect_max_ms = 30000;
 	c->reason_leaf_only = 1;
 	c->ldap_tls_verify = 1;
@@ -782,6 +792,8 @@ parse_root(struct cfgr *x)
 			rc = parse_table(x, v, ks);
 		else if (strcmp(ks, "ui") == 0)
 			rc = parse_ui(x, v);
+		else if (strcmp(ks, "notify") == 0)
+			rc = cfg_parse_notify(x, v);
 		else if (strcmp(ks, "privileges") == 0) {
 			rc = parse_privs(x, v);
 			have_privs = 1;
@@ -932,5 +944,11 @@ cfg_free(struct cfg *c)
 	for (i = 0; i < c->nui_admins; i++)
 		free(c->ui_admins[i]);
 	free(c->ui_admins);
+	for (i = 0; i < c->nnotify_admins; i++)
+		free(c->notify_admins[i]);
+	free(c->notify_admins);
+	free(c->notify_smtp);
+	free(c->notify_from);
+	free(c->notify_templates);
 	free(c);
 }

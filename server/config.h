@@ -20,12 +20,22 @@ enum period_kind {
 
 #define PRIV_NAME_MAX	64
 
+#define CFG_THRESHOLDS_MAX 4
+
+/* A notice threshold (notice.h): N% of the allowance left, or N left in all. */
+struct cfg_threshold {
+	long long value;
+	int percent;
+};
+
 struct cfg_priv {
 	char *name;
 	enum priv_type type;
 	enum priv_combine combine;
 	enum period_kind period;
 	int paid_first;		/* draw: the paid wallet before the allowance (wallet.h) */
+	struct cfg_threshold notify[CFG_THRESHOLDS_MAX];	/* notify: [20%, 0] */
+	int nnotify;
 	char currency[4];	/* type money: a quota in this currency's minor
 				 * units (money.h); "" for a quota of pages */
 };
@@ -106,6 +116,15 @@ struct cfg {
 	int ui_token_ttl_s;
 	char **ui_admins;	/* uids that see the administration pages */
 	size_t nui_admins;
+
+	/* notices by email (notice.h): off unless notify_smtp is set */
+	char *notify_smtp;	/* a libcurl URL, smtp://host[:port] */
+	char *notify_from;
+	char *notify_templates;	/* a directory of low.txt, pool-low.txt, digest.txt */
+	char **notify_admins;	/* the weekly digest's addresses */
+	size_t nnotify_admins;
+	int notify_digest_wday;	/* 0 Sunday .. 6, -1 no digest */
+	int notify_retry_s;	/* a notice not sent is tried again after this */
 };
 
 /* Reads and checks path; on error e has the line and reason. */

@@ -312,9 +312,9 @@ has_class(LDAP *ld, const char *name)
 const char *
 dirconf_schema_missing(LDAP *ld)
 {
-	/* privVoucherCode is the newest: an older schema lacks it */
+	/* privNotice is the newest: an older schema lacks it */
 	static const char *const classes[] = { "privCell", "privImport", "privPoolUsage",
-	    "privPrinter", "privVoucherCode" };
+	    "privPrinter", "privVoucherCode", "privNotice" };
 	size_t i;
 
 	for (i = 0; i < sizeof(classes) / sizeof(classes[0]); i++)

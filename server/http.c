@@ -454,14 +454,16 @@ signed_in(struct req *r, const char *h, unsigned need, enum MHD_Result *ret)
 	}
 	snprintf(r->token_uid, sizeof(r->token_uid), "%s", t.uid);
 	r->actor = r->token_uid;
-	/* one write a person makes themselves: redeeming a voucher (voucher.h) */
-	int redeem = strcmp(r->method, "POST") == 0 && r->nparts == 4 &&
-	    strcmp(r->part[1], "accounts") == 0 && strcmp(r->part[3], "vouchers") == 0;
+	/* the writes a person makes themselves: redeeming a voucher
+	 * (voucher.h), turning notices on or off (notice.h) */
+	int own = strcmp(r->method, "POST") == 0 && r->nparts == 4 &&
+	    strcmp(r->part[1], "accounts") == 0 && (strcmp(r->part[3], "vouchers") == 0 ||
+	    strcmp(r->part[3], "preferences") == 0);
 
-	if (strcmp(r->method, "GET") != 0 && !redeem)
+	if (strcmp(r->method, "GET") != 0 && !own)
 		*ret = http_error(r, 403, "forbidden", NULL, "a sign-in reads only; "
 		    "changes are made with privctl or an API key");
-	else if (!t.admin && (need == SCOPE_ADMIN || r->nparts < 3 ||
+	else if (!t.admin && ((need == SCOPE_ADMIN && !own) || r->nparts < 3 ||
 	    strcmp(r->part[0], "v1") != 0 || strcmp(r->part[1], "accounts") != 0 ||
 	    strcasecmp(r->part[2], t.uid) != 0))
 		*ret = http_error(r, 403, "forbidden", NULL, "%s may read only their own account",

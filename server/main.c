@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <curl/curl.h>
+
 #include "apply.h"
 #include "change.h"
 #include "auth.h"
@@ -23,6 +25,7 @@
 #include "ledger.h"
 #include "fault.h"
 #include "log.h"
+#include "notice.h"
 #include "period.h"
 #include "retention.h"
 #include "snapshot.h"
@@ -511,6 +514,8 @@ main(int argc, char **argv)
 			goto done;
 	}
 	fault_init();
+	/* before any thread: libcurl's global state (the notices' SMTP) */
+	curl_global_init(CURL_GLOBAL_DEFAULT);
 	if ((offset = getenv("PRIVD_CLOCK_OFFSET")) != NULL && *offset) {
 		char *end;
 		long sec;
@@ -600,6 +605,8 @@ main(int argc, char **argv)
 	}
 	if (mend_start(c) != 0)
 		log_warn("cannot start the thread that mends unlogged writes");
+	if (notice_start(c) != 0)
+		log_warn("cannot start the thread that sends notices");
 	if (holds_start(c) != 0)
 		log_warn("cannot start the hold expiry thread");
 	if (retention_start(c) != 0)
@@ -622,6 +629,7 @@ main(int argc, char **argv)
 		_exit(0);
 	}
 	holds_stop();
+	notice_stop();
 	mend_stop();
 	retention_stop();
 	sync_stop();

@@ -28,6 +28,8 @@ const struct http_route routes[] = {
 	{ "GET", "/v1/accounts/*/quotas/*/ledger", SCOPE_READ, api_ledger, "ledger", 0 },
 	{ "POST", "/v1/accounts/*/quotas/*/topups", SCOPE_TOPUP, api_topup, "topup", 0 },
 	{ "POST", "/v1/accounts/*/vouchers", SCOPE_TOPUP, api_voucher_redeem, "voucher_redeem", 0 },
+	{ "GET", "/v1/accounts/*/preferences", SCOPE_READ, api_prefs, "preferences", 0 },
+	{ "POST", "/v1/accounts/*/preferences", SCOPE_ADMIN, api_prefs_set, "preferences_set", 0 },
 	{ "POST", "/v1/vouchers", SCOPE_ADMIN, api_voucher_create, "voucher_create", 1 },
 	{ "GET", "/v1/vouchers", SCOPE_ADMIN, api_voucher_list, "vouchers", 0 },
 	{ "POST", "/v1/accounts/*/quotas/*/topups/*/reversal", SCOPE_ADMIN, api_topup_reverse,

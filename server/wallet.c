@@ -8,6 +8,7 @@
 
 #include "fault.h"
 #include "holder.h"
+#include "notice.h"
 #include "wallet.h"
 
 void
@@ -297,5 +298,16 @@ int
 wallet_draw(const struct quota_req *q, const struct draw_req *d, struct draw_res *out,
     struct wallet_res *w, struct err *e)
 {
-	return wallet_draw_with(&draw_ldap, q, d, out, w, e);
+	long long allowance, left;
+
+	if (wallet_draw_with(&draw_ldap, q, d, out, w, e) != 0)
+		return -1;
+	/* a person's balance that ran low: told once (notice.h) */
+	if ((d->op == DRAW_CHARGE || d->op == DRAW_HOLD) && holder_cell(out->on.uid) == NULL) {
+		allowance = out->on.limit + out->res.u.credit;
+		left = usage_remaining(out->on.limit, &out->res.u) +
+		    (w->has_paid ? usage_remaining(0, &w->pu) : 0);
+		notice_after(q->cfg, out->on.uid, out->on.quota, out->res.period, allowance, left);
+	}
+	return 0;
 }

@@ -113,6 +113,36 @@
 		    h('h2', { id: 'v-title' }, 'Redeem a voucher'), form, out);
 	}
 
+	/* Whether privd emails this person when their balance runs low. */
+	async function noticeToggle(uid, card) {
+		const path = '/v1/accounts/' + enc(uid) + '/preferences';
+		let pref;
+
+		try {
+			pref = await api(path);
+		} catch (e) {
+			return;
+		}
+		if (!pref.notices_configured)
+			return;
+		const out = h('span', { class: 'muted', role: 'status', 'aria-live': 'polite' });
+		const box = h('input', { type: 'checkbox', id: 'notices', checked: pref.notices,
+		    onchange: async () => {
+			try {
+				const p = await post(path, { notices: box.checked });
+
+				box.checked = p.notices;
+				out.textContent = p.notices ? ' On.' : ' Off.';
+				out.setAttribute('data-notices', String(p.notices));
+			} catch (e) {
+				out.textContent = ' ' + e.message;
+			}
+		} });
+
+		card.append(h('p', { class: 'notices' }, box,
+		    h('label', { for: 'notices' }, ' Email me when my balance runs low'), out));
+	}
+
 	/* --- sign-in */
 
 	function restore() {
@@ -292,7 +322,7 @@
 		return h('div', { class: 'table-wrap' },
 		    h('table', { class: 'ledger', 'data-quota': quota },
 			h('caption', {}, quota + ' in ' + l.period + ': ' + l.total + ' entries, newest first'),
-			h('thead', {}, h('tr', {}, ['Job', 'Printer', 'Pages', 'Kind', 'Time (UTC)',
+			h('thead', {}, h('tr', {}, ['Job', 'Printer', l.currency ? 'Amount' : 'Pages', 'Kind', 'Time (UTC)',
 			    'Refunded'].map((t) => h('th', { scope: 'col' }, t)))),
 			h('tbody', {}, rows.length ? rows :
 			    h('tr', {}, h('td', { colspan: 6, class: 'muted' }, 'Nothing yet this period.')))));
@@ -320,8 +350,12 @@
 		page.append(h('section', { class: 'card', 'aria-labelledby': 'q-title' },
 		    h('h2', { id: 'q-title' }, 'Balance'),
 		    quotas.map(([k, v]) => quotaBar(k, v))));
-		if (session.uid === p.account)
-			page.append(voucherCard(p.account));
+		if (session.uid === p.account) {
+			const vc = voucherCard(p.account);
+
+			page.append(vc);
+			await noticeToggle(p.account, vc);
+		}
 
 		const access = privs['printer.access'];
 		const why = h('section', { class: 'card', 'aria-labelledby': 'p-title' },
