@@ -143,7 +143,8 @@ cfgr_pick(struct cfgr *x, const yaml_node_t *v, const char *key, const char *con
     int n, int *out)
 {
 	const char *s = cfgr_str(x, v, key);
-	char msg[200];
+	char msg[400];
+	size_t len;
 	int i;
 
 	if (s == NULL)
@@ -153,7 +154,13 @@ cfgr_pick(struct cfgr *x, const yaml_node_t *v, const char *key, const char *con
 			*out = i;
 			return 0;
 		}
-	snprintf(msg, sizeof(msg), "%%s: unknown value '%.40s'", s);
+	/* say what it may be */
+	len = (size_t)snprintf(msg, sizeof(msg), "%%s: unknown value '%.40s' (one of", s);
+	for (i = 0; i < n && len < sizeof(msg); i++)
+		len += (size_t)snprintf(msg + len, sizeof(msg) - len, "%s %s", i ? "," : "",
+		    names[i]);
+	if (len < sizeof(msg))
+		snprintf(msg + len, sizeof(msg) - len, ")");
 	return cfgr_bad(x, v, key, msg, key);
 }
 

@@ -204,6 +204,49 @@ money_quotas(void **state)
 	refused(BASE "privileges:\n  b: { type: money, currency: AUD }\n", 6, "needs a period");
 }
 
+/* Two wallets and notices: draw order, thresholds, the notify section. */
+static void
+wallets_and_notices(void **state)
+{
+	struct err e;
+	struct cfg *c;
+
+	(void)state;
+	c = parse(BASE "privileges:\n  b: { type: money, currency: AUD, period: month, "
+	    "draw: paid_first, notify: [20%, 0] }\n  p: { type: quota, period: week }\n", &e);
+	assert_non_null(c);
+	assert_true(c->privs[0].paid_first);
+	assert_int_equal(c->privs[0].nnotify, 2);
+	assert_true(c->privs[0].notify[0].percent);
+	assert_int_equal(c->privs[0].notify[0].value, 20);
+	assert_false(c->privs[0].notify[1].percent);
+	assert_int_equal(c->privs[0].notify[1].value, 0);
+	assert_false(c->privs[1].paid_first);
+	assert_null(c->notify_smtp);
+	cfg_free(c);
+	refused(BASE "privileges:\n  b: { type: flag, draw: paid_first }\n", 6,
+	    "draw (allowance_first or paid_first) is only for quotas");
+	refused(BASE "privileges:\n  b: { type: quota, period: week, draw: both }\n", 6,
+	    "draw");
+	refused(BASE "privileges:\n  b: { type: quota, period: week, notify: [120%] }\n", 6,
+	    "notify is a list of thresholds");
+	refused(BASE "privileges:\n  b: { type: quota, period: week, notify: 20% }\n", 6,
+	    "notify is a list of thresholds");
+	refused(BASE "privileges:\n  b: { type: set, notify: [0] }\n", 6,
+	    "notify (thresholds such as [20%, 0]) is only for quotas");
+	refused(BASE PRIVS "notify:\n  smtp: mail.example.edu\n", 8,
+	    "an SMTP URL");
+	refused(BASE PRIVS "notify:\n  smtp: smtp://127.0.0.1\n  from: nobody\n", 9,
+	    "notify.from: an address");
+	refused(BASE PRIVS "notify:\n  smtp: smtp://127.0.0.1\n  from: a@b.c\n"
+	    "  templates: /nonexistent\n", 10, "cannot read /nonexistent/low.txt");
+	refused(BASE PRIVS "notify:\n  smtp: smtp://127.0.0.1\n  from: a@b.c\n", 8,
+	    "needs smtp, from and templates");
+	refused(BASE PRIVS "keys:\n  - { name: k, sha256: "
+	    "9ccbefb574d7bba7bea3e320d3dfaaa63167461cff2bb215f77269bf7d494416, scopes: [pay] }\n",
+	    8, "read, charge, admin, topup");
+}
+
 static void
 missing_values(void **state)
 {
@@ -347,6 +390,7 @@ FX_MAIN("config",
     cmocka_unit_test(bad_types),
     cmocka_unit_test(write_providers),
     cmocka_unit_test(money_quotas),
+    cmocka_unit_test(wallets_and_notices),
     cmocka_unit_test(missing_values),
     cmocka_unit_test(inconsistent_values),
     cmocka_unit_test(bad_keys),
