@@ -1304,22 +1304,33 @@ cmd_report(struct rest *r, int argc, char **argv)
 	    json_string_value(json_object_get(j, "period")),
 	    (long long)json_integer_value(json_object_get(j, "used")),
 	    (long long)json_integer_value(json_object_get(j, "accounts")));
-	/* 80 columns: 24 + 1 + 8 + 1 + 9 + 1 + 9 + 1 + 6 + 1 + 19 */
-	printf("%-24s %8s %9s %9s %6s %s\n", "NODE", "ACCOUNTS", "USED", "LIMIT", "SHARE", "");
+	/* 80 columns: 24 + 1 + 8 + 1 + 9 + 1 + 9 + 1 + 9 + 1 + 6 + 1 + 9 */
+	printf("%-24s %8s %9s %9s %9s %6s %s\n", "NODE", "ACCOUNTS", "USED", "OWN", "LIMIT",
+	    "SHARE", "");
 	json_array_foreach(json_object_get(j, "rows"), i, e) {
 		const char *node = json_string_value(json_object_get(e, "path"));
 		double share = json_real_value(json_object_get(e, "share"));
+		char a[3][MONEY_TEXT_MAX];
 
-		printf("%-24.24s %8lld %9lld %9lld %5.1f%% ", node && *node ? node : "/",
+		printf("%-24.24s %8lld %9s %9s %9s %5.1f%% ", node && *node ? node : "/",
 		    (long long)json_integer_value(json_object_get(e, "accounts")),
-		    (long long)json_integer_value(json_object_get(e, "used")),
-		    (long long)json_integer_value(json_object_get(e, "limit")), share * 100);
-		bar(share, 19);
+		    amount(j, json_integer_value(json_object_get(e, "used")), a[0]),
+		    amount(j, json_integer_value(json_object_get(e, "own_used")), a[1]),
+		    amount(j, json_integer_value(json_object_get(e, "limit")), a[2]), share * 100);
+		bar(share, 9);
 		putchar('\n');
 	}
+	printf("A row counts its whole subtree; OWN is what its own members used.\n");
 	if (json_integer_value(json_object_get(j, "multi_node_accounts")) > 0)
-		printf("%lld accounts have memberships in several rows and count once in each.\n",
+		printf("%lld accounts have memberships in rows apart and count in each.\n",
 		    (long long)json_integer_value(json_object_get(j, "multi_node_accounts")));
+	if (json_integer_value(json_object_get(j, "topped_up")) > 0) {
+		char a[2][MONEY_TEXT_MAX];
+
+		printf("paid wallets (all periods): %s topped up, %s used\n",
+		    amount(j, json_integer_value(json_object_get(j, "topped_up")), a[0]),
+		    amount(j, json_integer_value(json_object_get(j, "paid_used")), a[1]));
+	}
 	if (json_array_size(json_object_get(j, "top")) > 0) {
 		printf("heaviest accounts:\n");
 		json_array_foreach(json_object_get(j, "top"), i, e)

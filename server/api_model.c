@@ -227,6 +227,20 @@ share_of(long long part, long long whole)
 	return whole > 0 ? (double)part / (double)whole : 0.0;
 }
 
+/* Amounts as CSV fields: money as money ("$12.40"), quoted (a symbol may hold a comma). */
+static void
+csv_amounts(struct textbuf *b, const char *cur, const long long *v, size_t n)
+{
+	char m[MONEY_TEXT_MAX];
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		if (*cur)
+			textbuf_add(b, ",\"%s\"", money_format(v[k], cur, m, sizeof(m)));
+		else
+			textbuf_add(b, ",%lld", v[k]);
+}
+
 enum MHD_Result
 api_report_usage(struct req *r)
 {
@@ -290,22 +304,19 @@ api_report_usage(struct req *r)
 		struct textbuf b = { NULL, 0, 0, 0 };
 		char *text;
 
-		textbuf_add(&b, "path,accounts,used,limit,credit,held,share\r\n");
+		textbuf_add(&b, "path,accounts,used,limit,credit,held,share,own_accounts,own_used,"
+		    "paid_used,topped_up\r\n");
 		for (i = 0; i < rep.nrows; i++) {
 			const struct report_row *w = &rep.rows[i];
 			const long long v[] = { w->used, w->limit, w->credit, w->held };
-			char m[MONEY_TEXT_MAX];
-			size_t k;
+			const long long v2[] = { w->own_used, w->paid_used, w->topped_up };
 
 			csv_field(&b, *w->path ? w->path : "/");
 			textbuf_add(&b, ",%zu", w->accounts);
-			/* money as money ("$12.40"), quoted: a symbol may hold a comma */
-			for (k = 0; k < 4; k++)
-				if (*cur)
-					textbuf_add(&b, ",\"%s\"", money_format(v[k], cur, m, sizeof(m)));
-				else
-					textbuf_add(&b, ",%lld", v[k]);
-			textbuf_add(&b, ",%.4f\r\n", share_of(w->used, rep.used));
+			csv_amounts(&b, cur, v, 4);
+			textbuf_add(&b, ",%.4f,%zu", share_of(w->used, rep.used), w->own_accounts);
+			csv_amounts(&b, cur, v2, 3);
+			textbuf_add(&b, "\r\n");
 		}
 		report_free(&rep);
 		snap_leave(t);
@@ -318,10 +329,13 @@ api_report_usage(struct req *r)
 	for (i = 0; rows && i < rep.nrows; i++) {
 		const struct report_row *w = &rep.rows[i];
 
-		json_array_append_new(rows, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:f}",
-		    "path", w->path, "accounts", (json_int_t)w->accounts, "used", (json_int_t)w->used,
-		    "limit", (json_int_t)w->limit, "credit", (json_int_t)w->credit,
-		    "held", (json_int_t)w->held, "share", share_of(w->used, rep.used)));
+		json_array_append_new(rows, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I, "
+		    "s:I, s:I}", "path", w->path, "accounts", (json_int_t)w->accounts,
+		    "used", (json_int_t)w->used, "limit", (json_int_t)w->limit,
+		    "credit", (json_int_t)w->credit, "held", (json_int_t)w->held,
+		    "share", share_of(w->used, rep.used), "own_accounts", (json_int_t)w->own_accounts,
+		    "own_used", (json_int_t)w->own_used, "paid_used", (json_int_t)w->paid_used,
+		    "topped_up", (json_int_t)w->topped_up));
 	}
 	for (i = 0; top && i < rep.ntop; i++)
 		json_array_append_new(top, json_pack("{s:s, s:I, s:I, s:I}", "account",
@@ -333,8 +347,13 @@ api_report_usage(struct req *r)
 	    "used", (json_int_t)rep.used, "limit", (json_int_t)rep.limit,
 	    "credit", (json_int_t)rep.credit, "held", (json_int_t)rep.held,
 	    "multi_node_accounts", (json_int_t)rep.multi,
-	    "note", "an account with memberships in several rows counts once in each; "
-	    "the totals count it once", "rows", rows, "top", top);
+	    "note", "a row counts its whole subtree (own_ its members at the node itself); an "
+	    "account with memberships in rows apart counts in each; the totals count it once",
+	    "rows", rows, "top", top);
+	if (out != NULL) {
+		json_object_set_new(out, "paid_used", json_integer(rep.paid_used));
+		json_object_set_new(out, "topped_up", json_integer(rep.topped_up));
+	}
 	if (out != NULL && *cur)
 		json_object_set_new(out, "currency", json_string(cur));
 	report_free(&rep);

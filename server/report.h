@@ -17,11 +17,17 @@ struct report_opts {
 	size_t top;		/* the heaviest accounts to list */
 };
 
-/* One node of the tree (path "" is the root: cells with that side empty). */
+/*
+ * One node of the tree (path "" is the root: cells with that side empty),
+ * for its whole subtree: a Head of School's row counts the school. own_:
+ * the accounts with a membership at the node itself. The paid wallets
+ * have no periods: paid_used and topped_up are what they hold so far.
+ */
 struct report_row {
 	char *path;
-	size_t accounts;
-	long long used, limit, credit, held;
+	size_t accounts, own_accounts;
+	long long used, limit, credit, held, own_used;
+	long long paid_used, topped_up;
 };
 
 struct report_top {
@@ -35,15 +41,16 @@ struct report {
 	size_t accounts;	/* counted, each once */
 	size_t multi;		/* counted in more than one row */
 	long long used, limit, credit, held;	/* over the accounts, each once */
+	long long paid_used, topped_up;
 	struct report_top *top;	/* heaviest first */
 	size_t ntop;
 };
 
 /*
  * Each account with a membership in o's part of the tree counts once in
- * each row its memberships reach (a row is the membership's node cut to
- * o->depth), with its usage in o->period and its resolved limit. Reads the
- * usage table, never LDAP. 0, or -1 and e (out of memory).
+ * each row its memberships reach (the membership's node and its ancestors,
+ * to o->depth levels), with its usage in o->period and its resolved limit.
+ * Reads the usage table, never LDAP. 0, or -1 and e (out of memory).
  */
 int report_usage(const struct snap *s, const struct report_opts *o, struct report *out,
     struct err *e);

@@ -100,16 +100,25 @@ top_nodes_of_the_organisation_tree(void **state)
 }
 
 static void
-depth_cuts_and_internal_nodes_stay(void **state)
+an_internal_node_counts_its_subtree(void **state)
 {
 	struct report r = run(0, 2, NULL, 0);
 
 	(void)state;
-	/* cat sits at eng itself: a row of its own at depth 2 */
-	assert_int_equal(find(&r, "eng")->accounts, 1);
+	/* the Head of School's row is the school: cat at eng, and all below */
+	assert_int_equal(find(&r, "eng")->accounts, 4);		/* ann ben cat eve */
+	assert_int_equal(find(&r, "eng")->used, 10 + 20 + 30 + 50);
+	/* with its own members' usage apart */
+	assert_int_equal(find(&r, "eng")->own_accounts, 1);	/* cat */
+	assert_int_equal(find(&r, "eng")->own_used, 30);
 	assert_int_equal(find(&r, "eng/cse")->accounts, 3);	/* ann ben eve */
+	assert_int_equal(find(&r, "eng/cse")->own_used, 50);	/* eve */
 	assert_int_equal(find(&r, "sci/maths")->accounts, 1);
-	assert_int_equal(find(&r, "sci")->accounts, 1);
+	assert_int_equal(find(&r, "sci")->accounts, 2);		/* dan eve */
+	assert_int_equal(find(&r, "sci")->own_accounts, 1);	/* dan */
+	/* eve is in rows apart (eng/cse, sci/maths); the rest in one line each */
+	assert_int_equal(r.multi, 1);
+	assert_int_equal(r.used, 155);
 	report_free(&r);
 	/* depth 0: whole paths */
 	r = run(0, 0, NULL, 0);
@@ -118,13 +127,35 @@ depth_cuts_and_internal_nodes_stay(void **state)
 }
 
 static void
+paid_wallets_are_counted_per_row(void **state)
+{
+	struct usage_val v = { 40, 100, 0, 0, "20261204000000.000001Z#000000#000#000000" };
+	char key[USAGE_KEY_MAX];
+	struct report r;
+
+	(void)state;
+	usage_key(key, "ann", "q", "paid");
+	usage_put(key, &v);
+	r = run(0, 1, NULL, 0);
+	assert_int_equal(find(&r, "eng")->paid_used, 40);
+	assert_int_equal(find(&r, "eng")->topped_up, 100);
+	assert_int_equal(find(&r, "sci")->topped_up, 0);
+	assert_int_equal(r.topped_up, 100);
+	/* the allowance's usage is apart from the paid wallet's */
+	assert_int_equal(find(&r, "eng")->used, 10 + 20 + 30 + 50);
+	report_free(&r);
+	usage_del(key);
+}
+
+static void
 under_keeps_one_subtree(void **state)
 {
 	struct report r = run(0, 3, "eng/cse", 0);
 
 	(void)state;
-	assert_int_equal(r.nrows, 3);	/* eng/cse (eve), compeng, softeng */
-	assert_int_equal(find(&r, "eng/cse")->used, 50);
+	assert_int_equal(r.nrows, 3);	/* eng/cse, compeng, softeng */
+	assert_int_equal(find(&r, "eng/cse")->used, 10 + 20 + 50);
+	assert_int_equal(find(&r, "eng/cse")->own_used, 50);	/* eve */
 	assert_int_equal(find(&r, "eng/cse/compeng")->used, 10);
 	assert_int_equal(r.accounts, 3);
 	assert_int_equal(r.multi, 0);	/* eve's other membership is outside */
@@ -155,7 +186,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(top_nodes_of_the_organisation_tree),
-		cmocka_unit_test(depth_cuts_and_internal_nodes_stay),
+		cmocka_unit_test(an_internal_node_counts_its_subtree),
+		cmocka_unit_test(paid_wallets_are_counted_per_row),
 		cmocka_unit_test(under_keeps_one_subtree),
 		cmocka_unit_test(the_reason_tree_and_the_heaviest),
 	};

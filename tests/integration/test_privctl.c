@@ -327,6 +327,26 @@ report_sums_ledgers(void **state)
 	json_decref(j);
 	json_decref(it_call("GET", "/v1/reports/usage?privilege=print.colour", ADMIN_KEY, NULL, 404));
 
+	/* the Head of School's row is the school's total, her own use apart */
+	j = it_call("GET", "/v1/reports/usage?privilege=print.pages&depth=2", ADMIN_KEY, NULL,
+	    200);
+	{
+		json_t *row;
+		size_t k;
+		int seen = 0;
+
+		json_array_foreach(json_object_get(j, "rows"), k, row) {
+			if (strcmp(json_string_value(json_object_get(row, "path")), "engineering") != 0)
+				continue;
+			seen = 1;
+			assert_int_equal(json_integer_value(json_object_get(row, "own_used")),
+			    ledger_sum("mwhite"));
+			assert_true(json_integer_value(json_object_get(row, "used")) >=
+			    ledger_sum("mwhite") + ledger_sum("jdoe") + ledger_sum("kpatel"));
+		}
+		assert_true(seen);
+	}
+	json_decref(j);
 	assert_int_equal(privctl("report print.pages --by organisation --depth 2"), 0);
 	has(out, "engineering/cse");
 	has(out, "\u2588");	/* a bar */
@@ -334,8 +354,9 @@ report_sums_ledgers(void **state)
 	assert_int_equal(privctl("report print.pages --by reason --top 3"), 0);
 	has(out, "heaviest accounts:");
 	has(out, "mwhite");
-	/* CSV a CSV reader takes: its rows' used add up to the ledgers of the
-	 * accounts below engineering/cse (under cuts, depth 0 keeps whole paths) */
+	/* CSV a CSV reader takes: its rows' own_used (a membership's own node:
+	 * depth 0 keeps whole paths) add up to the ledgers of the accounts below
+	 * engineering/cse */
 	assert_int_equal(privctl("report print.pages --under engineering/cse --depth 0 --csv"), 0);
 	snprintf(csvpath, sizeof(csvpath), "%s/report.csv", it_dir);
 	assert_non_null(f = fopen(csvpath, "w"));
@@ -343,7 +364,8 @@ report_sums_ledgers(void **state)
 	fclose(f);
 	snprintf(line, sizeof(line), "python3 -c 'import csv,sys; r=list(csv.DictReader(open(\"%s\")));"
 	    " assert r and all(set(x) == {\"path\",\"accounts\",\"used\",\"limit\",\"credit\","
-	    "\"held\",\"share\"} for x in r), r; print(sum(int(x[\"used\"]) for x in r))'", csvpath);
+	    "\"held\",\"share\",\"own_accounts\",\"own_used\",\"paid_used\",\"topped_up\"} "
+	    "for x in r), r; print(sum(int(x[\"own_used\"]) for x in r))'", csvpath);
 	assert_non_null(f = popen(line, "r"));
 	assert_non_null(fgets(body, sizeof(body), f));
 	assert_int_equal(pclose(f), 0);
