@@ -77,6 +77,18 @@ by_name(const void *a, const void *b)
 	    (*(const struct snap_cell *const *)b)->name);
 }
 
+/* Who is told when the cell's pools run low (notice.h). */
+static json_t *
+contacts(const struct snap_cell *c)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; a && i < c->ncontacts; i++)
+		json_array_append_new(a, json_string(c->contacts[i]));
+	return a ? a : json_array();
+}
+
 /* GET /v1/pools: every pool, by cell name. */
 enum MHD_Result
 api_pools(struct req *r)
@@ -99,8 +111,8 @@ api_pools(struct req *r)
 	qsort(v, s->npooled, sizeof(*v), by_name);
 	arr = json_array();
 	for (i = 0; arr && i < s->npooled; i++)
-		json_array_append_new(arr, json_pack("{s:s, s:o}", "cell", v[i]->name,
-		    "quotas", quotas(s, v[i], -1, now)));
+		json_array_append_new(arr, json_pack("{s:s, s:o, s:o}", "cell", v[i]->name,
+		    "quotas", quotas(s, v[i], -1, now), "contacts", contacts(v[i])));
 	free(v);
 	snap_leave(t);
 	o = json_pack("{s:o, s:b}", "pools", arr ? arr : json_array(),
@@ -137,8 +149,8 @@ api_pool(struct req *r)
 		snap_leave(t);
 		return ret;
 	}
-	o = json_pack("{s:s, s:o, s:I, s:b}", "cell", c->name,
-	    "quotas", quotas(s, c, -1, period_now()),
+	o = json_pack("{s:s, s:o, s:o, s:I, s:b}", "cell", c->name,
+	    "quotas", quotas(s, c, -1, period_now()), "contacts", contacts(c),
 	    "members", (json_int_t)members(s, c->name, NULL, 0),
 	    "stale", sync_state() == SYNC_STALE);
 	snap_leave(t);

@@ -171,7 +171,7 @@ same_cell_in(char *const *v, size_t n, const char *s)
 static char **
 want_grants(const struct import_cell *ic, char *const *have, size_t nhave, size_t *n)
 {
-	char **want = strv_new(nhave + ic->ngrants);
+	char **want = strv_new(nhave + ic->ngrants + ic->ncontacts);
 	char id[PRIV_NAME_MAX + GRANT_ELEM_MAX + 4], id2[sizeof(id)];
 	size_t i, j, k = 0, nl;
 
@@ -201,6 +201,17 @@ want_grants(const struct import_cell *ic, char *const *have, size_t nhave, size_
 		if (!in_list(want, k, ic->grants[j].text) &&
 		    (want[k++] = strdup(ic->grants[j].text)) == NULL)
 			goto oom;
+	/* a pool's contacts ride with its limits, as privPool values */
+	for (j = 0; j < ic->ncontacts; j++) {
+		char *t;
+
+		if (asprintf(&t, "%s%s", GRANT_CONTACT, ic->contacts[j]) < 0)
+			goto oom;
+		if (in_list(want, k, t))
+			free(t);
+		else
+			want[k++] = t;
+	}
 	*n = k;
 	return want;
 oom:

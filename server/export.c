@@ -190,6 +190,15 @@ pools(yaml_emitter_t *em, const struct snap *s, const struct snap_cell *c)
 		if (!scalar(em, s->cfg->privs[c->pools[i].priv].name, 0) || !scalar(em, buf, 0))
 			return 0;
 	}
+	if (c->ncontacts > 0) {
+		if (!scalar(em, "contacts", 0) || !seq_start(em))
+			return 0;
+		for (i = 0; i < c->ncontacts; i++)
+			if (!scalar(em, c->contacts[i], 0))
+				return 0;
+		if (!seq_end(em))
+			return 0;
+	}
 	return map_end(em);
 }
 

@@ -104,6 +104,14 @@ grant_pool_text(const char *text)
 	return strncmp(text, GRANT_POOL, n) == 0 ? text + n : NULL;
 }
 
+const char *
+grant_contact_text(const char *text)
+{
+	size_t n = strlen(GRANT_CONTACT);
+
+	return strncmp(text, GRANT_CONTACT, n) == 0 ? text + n : NULL;
+}
+
 int
 grant_parse(const struct cfg *c, const char *s, struct grant *g, struct err *e)
 {

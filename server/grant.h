@@ -43,6 +43,13 @@ int grant_make(const struct cfg *c, int priv, const char *value,
     struct grant *g, struct err *e);
 /* The text after "pool " when text is a pool's limit, else NULL. */
 const char *grant_pool_text(const char *text);
+/*
+ * A pool's contact (an address told when the pool runs low, notice.h):
+ * "pool contact ADDR" among the cell's values, privPool "contact ADDR" in
+ * LDAP. The address when text is one, else NULL.
+ */
+#define GRANT_CONTACT	"pool contact "
+const char *grant_contact_text(const char *text);
 /* A pool's limit of quota priv: a whole number. */
 int grant_make_pool(const struct cfg *c, int priv, const char *value,
     struct grant *g, struct err *e);

@@ -151,6 +151,32 @@ cell_for(struct ctx *x, const yaml_node_t *k, const char *what)
 	return cell;
 }
 
+/* A pool's contacts: addresses told when its pools run low (notice.h). */
+static int
+contacts(struct ctx *x, struct import_cell *cell, const yaml_node_t *v, const char *name)
+{
+	if (!ydoc_is_seq(v))
+		return err_set(x->e, ERR_INVALID, ydoc_line(v), "contacts", "pools '%s': contacts "
+		    "is a list of addresses", name);
+	YDOC_ITEMS(v, it) {
+		yaml_node_t *a = ydoc_get(x->doc, *it);
+		const char *s = ydoc_str(a), *at = s ? strchr(s, '@') : NULL;
+		char **nc;
+
+		if (s == NULL || at == NULL || at == s || at[1] == '\0' || strlen(s) > 254 ||
+		    strpbrk(s, " \t\r\n<>,;\"") != NULL)
+			return err_set(x->e, ERR_INVALID, ydoc_line(a), "contacts", "pools '%s': "
+			    "'%.80s' is not an address", name, s ? s : "");
+		if ((nc = realloc(cell->contacts, (cell->ncontacts + 1) * sizeof(*nc))) == NULL)
+			return err_set(x->e, ERR_INTERNAL, 0, NULL, "out of memory");
+		cell->contacts = nc;
+		if ((nc[cell->ncontacts] = strdup(s)) == NULL)
+			return err_set(x->e, ERR_INTERNAL, 0, NULL, "out of memory");
+		cell->ncontacts++;
+	}
+	return 0;
+}
+
 /*
  * grants: {CELL: {PRIV: VALUE or [ELEM, ...]}}, or with pool set, pools:
  * {CELL: {QUOTA: LIMIT}}, the budgets cells hold (pool.h).
@@ -185,6 +211,11 @@ cells(struct ctx *x, const yaml_node_t *m, int pool)
 			const char *pname = ydoc_str(pk);
 			int priv = cfg_priv_find(x->c, pname);
 
+			if (pool && strcmp(pname, "contacts") == 0) {
+				if (contacts(x, cell, pv, name) != 0)
+					return -1;
+				continue;
+			}
 			if (priv < 0)
 				return err_set(x->e, ERR_INVALID, ydoc_line(pk), pname,
 				    "%s '%s': unknown privilege '%.64s'", what, name, pname);
@@ -471,6 +502,9 @@ import_free(struct import_doc *d)
 		for (j = 0; j < c->nrevoke; j++)
 			free(c->revoke[j]);
 		free(c->revoke);
+		for (j = 0; j < c->ncontacts; j++)
+			free(c->contacts[j]);
+		free(c->contacts);
 		free(c->name);
 		free(c->reason);
 		free(c->org);

@@ -27,6 +27,8 @@ struct import_cell {
 	int merge;
 	char **revoke;
 	size_t nrevoke;
+	char **contacts;	/* pools: {contacts: [ADDR, ...]}: told when they run low */
+	size_t ncontacts;
 };
 
 struct import_account {

@@ -19,13 +19,16 @@
 #include "dn.h"
 #include "fault.h"
 #include "hex.h"
+#include "holder.h"
 #include "ldapconn.h"
 #include "ldpool.h"
 #include "log.h"
 #include "membership.h"
 #include "money.h"
 #include "notice.h"
+#include "path.h"
 #include "period.h"
+#include "pool.h"
 #include "qwrite.h"
 #include "resolve.h"
 #include "snapshot.h"
@@ -191,9 +194,10 @@ enqueue(const char *key)
 }
 
 void
-notice_after(const struct cfg *c, const char *uid, const char *quota, const char *period,
+notice_after(const struct cfg *c, const char *holder, const char *quota, const char *period,
     long long allowance, long long remaining)
 {
+	const char *cell = holder_cell(holder);
 	char key[KEY_MAX], until[16], state[200];
 	const struct cfg_priv *pv;
 	unsigned all;
@@ -218,7 +222,9 @@ notice_after(const struct cfg *c, const char *uid, const char *quota, const char
 			snprintf(th, sizeof(th), "%lld%%", pv->notify[t].value);
 		else
 			snprintf(th, sizeof(th), "%lld", pv->notify[t].value);
-		snprintf(key, sizeof(key), "low/%s/%s@%s/%s", uid, quota, period, th);
+		/* '|' is in no uid, cell, quota or period */
+		snprintf(key, sizeof(key), "%s|%s|%s@%s|%s", cell ? "pool" : "low",
+		    cell ? cell : holder, quota, period, th);
 		if (known(key))
 			continue;
 		if (ld == NULL && ldpool_get_home(HOME_KEY, &ld, &e) != 0) {
@@ -484,7 +490,7 @@ low_message(LDAP *ld, const char *key, const char **why, char mail[256], struct 
 	int p, t, off, rc;
 
 	*why = NULL;
-	if (sscanf(key, "low/%127[^/]/%64[^@]@%31[^/]/%31s", uid, quota, period, th) != 4 ||
+	if (sscanf(key, "low|%127[^|]|%64[^@]@%31[^|]|%31s", uid, quota, period, th) != 4 ||
 	    (p = cfg_priv_find(cfg, quota)) < 0) {
 		*why = "unknown";
 		return NULL;
@@ -517,6 +523,60 @@ low_message(LDAP *ld, const char *key, const char **why, char mail[256], struct 
 
 		to[0] = mail;
 		return message("low.txt", key, to, 1, vars);
+	}
+}
+
+/*
+ * The message of key ("pool|CELL|QUOTA@PERIOD|T") to the pool's contacts
+ * (the model's), into *to (strv, malloc'd).
+ */
+static char *
+pool_message(const char *key, char ***to, const char **why)
+{
+	char cell[CELL_MAX_LEN + 1], quota[PRIV_NAME_MAX + 1], period[PERIOD_KEY_MAX], th[32];
+	char holder[QUOTA_HOLDER_MAX], rem[64], lim[64];
+	const struct snap_cell *c;
+	const struct snap *s;
+	const struct grant *g;
+	struct usage_val u;
+	long long limit = 0;
+	int p, t;
+
+	*to = NULL;
+	*why = NULL;
+	if (sscanf(key, "pool|%511[^|]|%64[^@]@%31[^|]|%31s", cell, quota, period, th) != 4 ||
+	    (p = cfg_priv_find(cfg, quota)) < 0) {
+		*why = "unknown";
+		return NULL;
+	}
+	if ((s = snap_enter(&t)) != NULL && (c = snap_cell(s, cell)) != NULL) {
+		if ((g = pool_limit(c, p)) != NULL)
+			limit = g->num;
+		if (c->ncontacts > 0)
+			*to = strv_copy(c->contacts, c->ncontacts);
+	}
+	snap_leave(t);
+	if (*to == NULL) {
+		*why = "no-contacts";
+		return NULL;
+	}
+	holder_pool(holder, cell);
+	memset(&u, 0, sizeof(u));
+	usage_get_for(holder, quota, period, &u);
+	{
+		const struct cfg_priv *pv = &cfg->privs[p];
+		const char *vars[] = { "pool", cell, "quota", quota, "period", period,
+		    "threshold", th,
+		    "remaining", amount(pv, usage_remaining(limit, &u), rem, sizeof(rem)),
+		    "limit", amount(pv, limit + u.credit, lim, sizeof(lim)), NULL };
+		char *text = message("pool-low.txt", key, (const char *const *)*to, strv_len(*to),
+		    vars);
+
+		if (text == NULL) {
+			strv_free(*to);
+			*to = NULL;
+		}
+		return text;
 	}
 }
 
@@ -596,7 +656,7 @@ send_key(LDAP *ld, const char *key, const char *held, int tries)
 {
 	char *base = notices_dn(), *dn = base ? dn_child("cn", key, base) : NULL;
 	char why[CURL_ERROR_SIZE + 64] = "", state[CURL_ERROR_SIZE + 128], now[16];
-	char mail[256] = "";
+	char mail[256] = "", **contacts = NULL;
 	const char *drop = NULL, *to[1] = { mail };
 	char *text = NULL;
 	struct err e;
@@ -607,6 +667,8 @@ send_key(LDAP *ld, const char *key, const char *held, int tries)
 		goto done;
 	if (strncmp(key, "digest/", 7) == 0)
 		text = digest_message(key);
+	else if (strncmp(key, "pool|", 5) == 0)
+		text = pool_message(key, &contacts, &drop);
 	else
 		text = low_message(ld, key, &drop, mail, &e);
 	gt(time(NULL), now);
@@ -619,11 +681,13 @@ send_key(LDAP *ld, const char *key, const char *held, int tries)
 		snprintf(why, sizeof(why), "%.200s", e.msg[0] ? e.msg : "cannot make the message");
 		goto failed;
 	} else {
-		/* a person's notice to them; the digest to the administrators */
-		int person = strncmp(key, "low/", 4) == 0;
+		/* a person's notice to them, a pool's to its contacts, the digest
+		 * to the administrators */
+		const char *const *rcpt = contacts ? (const char *const *)contacts :
+		    mail[0] ? to : (const char *const *)cfg->notify_admins;
+		size_t nr = contacts ? strv_len(contacts) : mail[0] ? 1 : cfg->nnotify_admins;
 
-		if (smtp_send(person ? to : (const char *const *)cfg->notify_admins,
-		    person ? 1 : cfg->nnotify_admins, text, why, sizeof(why)) != 0)
+		if (smtp_send(rcpt, nr, text, why, sizeof(why)) != 0)
 			goto failed;
 		snprintf(state, sizeof(state), "sent %s", now);
 		log_info("notice: %s sent", key);
@@ -645,6 +709,7 @@ failed:
 			    ldap_err2string(rc));
 	}
 done:
+	strv_free(contacts);
 	free(text);
 	free(dn);
 	free(base);

@@ -5,8 +5,8 @@
  *
  * A notice is claimed before it is sent: an entry
  * cn=KEY,ou=notices,ou=usage,BASE (class privNotice) added by one privd,
- * where KEY names what crossed ("low/jdoe/print.balance@2026T3/20%",
- * "digest/2026-W49"); an add of an entry that exists fails, so one privd
+ * where KEY names what crossed ("low|jdoe|print.balance@2026T3|20%", a
+ * pool's "pool|CELL|QUOTA@PERIOD|T", "digest/2026-W49"); an add of an entry that exists fails, so one privd
  * wins. Its privNoticeState then says "claimed HOST UNTIL" while that privd
  * sends it, and "sent TIME" after. A claim whose sender died (or whose
  * mail server refused) is taken over after UNTIL by whichever privd swaps
@@ -34,13 +34,14 @@ int notice_due(const struct cfg_priv *pv, long long allowance, long long remaini
     unsigned *all);
 
 /*
- * After a charge or hold on uid's quota landed, remaining being left in
- * all (both wallets) of an allowance of allowance in period: claims the
+ * After a charge or hold on holder's quota landed (an account, or a pool
+ * "pool:CELL", whose contacts are told), remaining being left in all
+ * (both wallets) of an allowance of allowance in period: claims the
  * thresholds now crossed that were not claimed before, and hands the
  * lowest to the sender. Never fails the write: a claim that cannot be
  * made is logged, and made by the next write that finds it due.
  */
-void notice_after(const struct cfg *c, const char *uid, const char *quota, const char *period,
-    long long allowance, long long remaining);
+void notice_after(const struct cfg *c, const char *holder, const char *quota,
+    const char *period, long long allowance, long long remaining);
 
 #endif

@@ -66,8 +66,20 @@ build_cell(struct snap *s, const struct snap_in_cell *in, struct snap_cell *c)
 	if (!c->name || !c->reason || !c->org || !c->grants || !c->pools)
 		return -1;
 	for (i = 0; i < in->ngrants; i++) {
+		const char *contact = grant_contact_text(in->grants[i]);
 		struct grant g;
 
+		if (contact != NULL) {
+			char **nc = realloc(c->contacts, (c->ncontacts + 2) * sizeof(*nc));
+
+			if (nc == NULL)
+				return -1;
+			c->contacts = nc;
+			if ((nc[c->ncontacts] = strdup(contact)) == NULL)
+				return -1;
+			nc[++c->ncontacts] = NULL;
+			continue;
+		}
 		if (grant_parse(s->cfg, in->grants[i], &g, &e) != 0) {
 			if (e.code == ERR_INTERNAL)
 				return -1;

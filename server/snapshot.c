@@ -43,6 +43,9 @@ snap_free(struct snap *s)
 		for (p = 0; p < c->npools; p++)
 			grant_clear(&c->pools[p]);
 		free(c->pools);
+		for (p = 0; p < c->ncontacts; p++)
+			free(c->contacts[p]);
+		free(c->contacts);
 		free(c->name);
 		free(c->reason);
 		free(c->org);

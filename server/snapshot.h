@@ -21,6 +21,8 @@ struct snap_cell {
 	size_t ngrants;
 	struct grant *pools;	/* the pools it holds: a limit per quota (pool.h) */
 	size_t npools;
+	char **contacts;	/* told when its pools run low (notice.h) */
+	size_t ncontacts;
 };
 
 /* One grant considered for one membership (rule 1), won or overridden (rule 2). */

@@ -302,8 +302,8 @@ wallet_draw(const struct quota_req *q, const struct draw_req *d, struct draw_res
 
 	if (wallet_draw_with(&draw_ldap, q, d, out, w, e) != 0)
 		return -1;
-	/* a person's balance that ran low: told once (notice.h) */
-	if ((d->op == DRAW_CHARGE || d->op == DRAW_HOLD) && holder_cell(out->on.uid) == NULL) {
+	/* a balance (a person's, or a pool's) that ran low: told once (notice.h) */
+	if (d->op == DRAW_CHARGE || d->op == DRAW_HOLD) {
 		allowance = out->on.limit + out->res.u.credit;
 		left = usage_remaining(out->on.limit, &out->res.u) +
 		    (w->has_paid ? usage_remaining(0, &w->pu) : 0);

@@ -31,6 +31,8 @@ static const char model[] =
     "organisations: { eng: {} }\n"
     "grants:\n"
     "  \"student@\": { print.pages: 10 }\n"
+    "pools:\n"
+    "  \"@eng\": { print.pages: 10, contacts: [office@example.edu, head@example.edu] }\n"
     "accounts:\n"
     "  n1: [student/undergrad@eng]\n"
     "  n2: [student/undergrad@eng]\n"
@@ -135,19 +137,19 @@ a_crossing_tells_its_person_once_per_threshold(void **state)
 
 	(void)state;
 	charge("n1", "a", 7, 201);
-	assert_int_equal(received("low/n1/"), 0);
+	assert_int_equal(received("low|n1|"), 0);
 	/* 2 left of 10: 20% */
 	charge("n1", "b", 1, 201);
-	snprintf(key, sizeof(key), "low/n1/print.pages@%s/20%%", period);
+	snprintf(key, sizeof(key), "low|n1|print.pages@%s|20%%", period);
 	assert_int_equal(wait_for(key, 10000), 1);
 	charge("n1", "c", 1, 201);
 	charge("n1", "b", 1, 200);	/* a replay: nothing new */
 	/* 0 left */
 	charge("n1", "d", 1, 201);
-	snprintf(key, sizeof(key), "low/n1/print.pages@%s/0", period);
+	snprintf(key, sizeof(key), "low|n1|print.pages@%s|0", period);
 	assert_int_equal(wait_for(key, 10000), 1);
 	usleep(1500000);
-	assert_int_equal(received("low/n1/"), 2);
+	assert_int_equal(received("low|n1|"), 2);
 	/* the template, filled in, to the person's address */
 	text = it_slurp(mailbox, NULL);
 	assert_non_null(strstr(text, "To: n1@example.edu"));
@@ -176,8 +178,8 @@ nobody_without_an_address_or_who_said_no_is_mailed(void **state)
 	    "(privNoticeState=dropped no-address)"), 1);
 	assert_int_equal(it_ldap_count("ou=notices,ou=usage," BASE,
 	    "(privNoticeState=dropped opted-out)"), 1);
-	assert_int_equal(received("low/n2/"), 0);
-	assert_int_equal(received("low/n3/"), 0);
+	assert_int_equal(received("low|n2|"), 0);
+	assert_int_equal(received("low|n3|"), 0);
 }
 
 static void
@@ -193,7 +195,7 @@ privd_killed_between_claim_and_send_sends_it_once(void **state)
 	    body, strlen(body), &status);
 	free(text);
 	assert_int_equal(status, 0);	/* it died with the claim made */
-	snprintf(key, sizeof(key), "low/n4/print.pages@%s/0", period);
+	snprintf(key, sizeof(key), "low|n4|print.pages@%s|0", period);
 	{
 		char f[200];
 
@@ -208,6 +210,35 @@ privd_killed_between_claim_and_send_sends_it_once(void **state)
 	usleep(4000000);
 	assert_int_equal(received(key), 1);
 	charge("n4", "k", 10, 200);	/* the retry of the charge: a replay */
+}
+
+static void
+a_pool_running_low_tells_its_contacts(void **state)
+{
+	char key[128], *text;
+	json_t *j;
+
+	(void)state;
+	/* the contacts travel with the model */
+	text = it_request("GET", "/v1/export", ADMIN_KEY, NULL, 0, &(long){ 0 });
+	assert_non_null(strstr(text, "contacts: [office@example.edu, head@example.edu]"));
+	free(text);
+	j = it_get("/v1/pools/@eng", 200);
+	assert_int_equal(json_array_size(json_object_get(j, "contacts")), 2);
+	json_decref(j);
+	json_decref(it_call("POST", "/v1/pools/@eng/quotas/print.pages/charges", CHARGE_KEY,
+	    "{\"request_id\":\"pl-1\",\"amount\":8,\"account\":\"n6\"}", 201));
+	snprintf(key, sizeof(key), "pool|@eng|print.pages@%s|20%%", period);
+	assert_int_equal(wait_for(key, 10000), 1);
+	text = it_slurp(mailbox, NULL);
+	assert_non_null(strstr(text, "To: office@example.edu, head@example.edu"));
+	assert_non_null(strstr(text, "The shared print.pages budget of @eng has 2 left of 10"));
+	free(text);
+	/* a bad contact is refused, naming it */
+	j = it_call("POST", "/v1/import", ADMIN_KEY, "pools:\n  \"@eng\": { contacts: [nobody] }\n",
+	    400);
+	assert_string_equal(json_string_value(json_object_get(j, "field")), "contacts");
+	json_decref(j);
 }
 
 static int second_pid, smtp_pid;
@@ -255,9 +286,9 @@ two_privd_send_each_crossing_and_the_digest_once(void **state)
 		snprintf(it_http_base, sizeof(it_http_base), "%s", save);
 		json_decref(j);
 	}
-	snprintf(key, sizeof(key), "low/n5/print.pages@%s/20%%", period);
+	snprintf(key, sizeof(key), "low|n5|print.pages@%s|20%%", period);
 	assert_int_equal(wait_for(key, 10000), 1);
-	snprintf(key, sizeof(key), "low/n5/print.pages@%s/0", period);
+	snprintf(key, sizeof(key), "low|n5|print.pages@%s|0", period);
 	assert_int_equal(wait_for(key, 10000), 1);
 	/* today is the digest's day: both privd try; one sends it */
 	gmtime_r(&now, &tm);
@@ -265,7 +296,7 @@ two_privd_send_each_crossing_and_the_digest_once(void **state)
 	snprintf(dig, sizeof(dig), "digest/%s", week);
 	assert_int_equal(wait_for(dig, 15000), 1);
 	usleep(3000000);
-	assert_int_equal(received("low/n5/"), 2);
+	assert_int_equal(received("low|n5|"), 2);
 	assert_int_equal(received(dig), 1);
 	{
 		char *text = it_slurp(mailbox, NULL);
@@ -329,6 +360,7 @@ main(void)
 		cmocka_unit_test(a_crossing_tells_its_person_once_per_threshold),
 		cmocka_unit_test(nobody_without_an_address_or_who_said_no_is_mailed),
 		cmocka_unit_test(privd_killed_between_claim_and_send_sends_it_once),
+		cmocka_unit_test(a_pool_running_low_tells_its_contacts),
 		cmocka_unit_test(two_privd_send_each_crossing_and_the_digest_once),
 	};
 	char cmd[1024];
