@@ -120,6 +120,32 @@ parse_errors(void **state)
 	refused("- a\n- b\n", 1, NULL, "is a mapping");
 }
 
+/* A pool's contacts ride beside its limits; anything but addresses is refused. */
+static void
+pool_contacts(void **state)
+{
+	const char *text = "pools:\n  \"@eng\": { print.pages: 20, contacts: [a@example.edu, "
+	    "b@example.edu] }\n";
+	struct import_doc d;
+	struct err e;
+
+	(void)state;
+	if (import_parse(cfg, text, strlen(text), &d, &e) != 0)
+		fail_msg("%d: %s", e.line, e.msg);
+	assert_int_equal(d.ncells, 1);
+	assert_int_equal(d.cells[0].ngrants, 1);
+	assert_int_equal(d.cells[0].ncontacts, 2);
+	assert_string_equal(d.cells[0].contacts[1], "b@example.edu");
+	import_free(&d);
+	refused("pools:\n  \"@eng\": { contacts: [someone] }\n", 2, "contacts",
+	    "'someone' is not an address");
+	refused("pools:\n  \"@eng\": { contacts: a@b.c }\n", 2, "contacts",
+	    "a list of addresses");
+	/* grants have no contacts */
+	refused("grants:\n  \"@eng\": { contacts: [a@b.c] }\n", 2, "contacts",
+	    "unknown privilege 'contacts'");
+}
+
 static void
 check(const char *text, const char *const *reasons, size_t nr, int ok, const char *want)
 {
@@ -168,6 +194,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(demo_file),
 		cmocka_unit_test(parse_errors),
+		cmocka_unit_test(pool_contacts),
 		cmocka_unit_test(check_against_directory),
 	};
 
