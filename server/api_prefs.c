@@ -66,7 +66,7 @@ static enum MHD_Result
 answer(struct req *r, const char *uid, int off)
 {
 	return http_json(r, 200, json_pack("{s:s, s:b, s:b}", "account", uid, "notices", !off,
-	    "notices_configured", r->cfg->notify_smtp != NULL));
+	    "notices_configured", r->cfg->notify.smtp != NULL));
 }
 
 /* GET /v1/accounts/{uid}/preferences */

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "cfgnotify.h"
+#include "err.h"
 #include "ydoc.h"
 
 const char *const cfg_notice_templates[3] = { "low.txt", "pool-low.txt", "digest.txt" };
@@ -12,18 +13,40 @@ const char *const cfg_notice_templates[3] = { "low.txt", "pool-low.txt", "digest
 static const char *const days[] = { "sunday", "monday", "tuesday", "wednesday", "thursday",
     "friday", "saturday", "off" };
 
-/* path relative to the configuration file, wherever privd runs; malloc'd */
+/* path relative to the configuration file at conf, wherever privd runs; malloc'd */
 static char *
-beside(const struct cfg *c, const char *path)
+beside(const char *conf, const char *path)
 {
-	const char *slash = strrchr(c->path, '/');
+	const char *slash = strrchr(conf, '/');
 	char *out;
 
 	if (path[0] == '/' || slash == NULL)
 		return strdup(path);
-	if (asprintf(&out, "%.*s/%s", (int)(slash - c->path), c->path, path) < 0)
+	if (asprintf(&out, "%.*s/%s", (int)(slash - conf), conf, path) < 0)
 		return NULL;
 	return out;
+}
+
+void
+cfg_notify_defaults(struct cfg_notify *n)
+{
+	memset(n, 0, sizeof(*n));
+	n->digest_wday = -1;
+	n->retry_s = 60;
+}
+
+void
+cfg_notify_free(struct cfg_notify *n)
+{
+	size_t i;
+
+	for (i = 0; i < n->nadmins; i++)
+		free(n->admins[i]);
+	free(n->admins);
+	free(n->smtp);
+	free(n->from);
+	free(n->templates);
+	memset(n, 0, sizeof(*n));
 }
 
 static int
@@ -36,10 +59,8 @@ address_ok(const char *a)
 }
 
 int
-cfg_parse_notify(struct cfgr *x, const yaml_node_t *m)
+cfg_parse_notify(struct cfgr *x, const yaml_node_t *m, const char *path, struct cfg_notify *c)
 {
-	struct cfg *c = x->c;
-	const yaml_node_t *where = m;
 	size_t i;
 	int d;
 
@@ -50,16 +71,16 @@ cfg_parse_notify(struct cfgr *x, const yaml_node_t *m)
 		const char *ks = ydoc_str(k);
 
 		if (strcmp(ks, "smtp") == 0) {
-			if (cfgr_dup(x, v, "notify.smtp", &c->notify_smtp) != 0)
+			if (cfgr_dup(x, v, "notify.smtp", &c->smtp) != 0)
 				return -1;
-			if (strncmp(c->notify_smtp, "smtp://", 7) != 0 &&
-			    strncmp(c->notify_smtp, "smtps://", 8) != 0)
+			if (strncmp(c->smtp, "smtp://", 7) != 0 &&
+			    strncmp(c->smtp, "smtps://", 8) != 0)
 				return cfgr_bad(x, v, "notify.smtp", "%s: an SMTP URL, smtp://host[:port] "
 				    "or smtps://host[:port]", "notify.smtp");
 		} else if (strcmp(ks, "from") == 0) {
-			if (cfgr_dup(x, v, "notify.from", &c->notify_from) != 0)
+			if (cfgr_dup(x, v, "notify.from", &c->from) != 0)
 				return -1;
-			if (!address_ok(c->notify_from))
+			if (!address_ok(c->from))
 				return cfgr_bad(x, v, "notify.from", "%s: an address, such as "
 				    "print@example.edu", "notify.from");
 		} else if (strcmp(ks, "templates") == 0) {
@@ -67,13 +88,13 @@ cfg_parse_notify(struct cfgr *x, const yaml_node_t *m)
 
 			if (t == NULL)
 				return -1;
-			free(c->notify_templates);
-			if ((c->notify_templates = beside(c, t)) == NULL)
+			free(c->templates);
+			if ((c->templates = beside(path, t)) == NULL)
 				return err_set(x->e, ERR_INTERNAL, 0, NULL, "out of memory");
 			for (i = 0; i < 3; i++) {
 				char path[1200];
 
-				snprintf(path, sizeof(path), "%s/%s", c->notify_templates,
+				snprintf(path, sizeof(path), "%s/%s", c->templates,
 				    cfg_notice_templates[i]);
 				if (access(path, R_OK) != 0)
 					return err_set(x->e, ERR_INVALID, (int)v->start_mark.line + 1,
@@ -95,32 +116,30 @@ cfg_parse_notify(struct cfgr *x, const yaml_node_t *m)
 				if (!address_ok(s))
 					return cfgr_bad(x, u, "notify.admins", "notify.admins: '%s' is not "
 					    "an address", s);
-				na = realloc(c->notify_admins, (c->nnotify_admins + 1) * sizeof(*na));
+				na = realloc(c->admins, (c->nadmins + 1) * sizeof(*na));
 				if (na == NULL)
 					return err_set(x->e, ERR_INTERNAL, 0, NULL, "out of memory");
-				c->notify_admins = na;
-				if ((na[c->nnotify_admins] = strdup(s)) == NULL)
+				c->admins = na;
+				if ((na[c->nadmins] = strdup(s)) == NULL)
 					return err_set(x->e, ERR_INTERNAL, 0, NULL, "out of memory");
-				c->nnotify_admins++;
+				c->nadmins++;
 			}
 		} else if (strcmp(ks, "digest") == 0) {
 			if (cfgr_pick(x, v, "notify.digest", days, 8, &d) != 0)
 				return -1;
-			c->notify_digest_wday = d == 7 ? -1 : d;
+			c->digest_wday = d == 7 ? -1 : d;
 		} else if (strcmp(ks, "retry") == 0) {
 			long n;
 
 			if (cfgr_int(x, v, "notify.retry", 1, 86400, &n) != 0)
 				return -1;
-			c->notify_retry_s = (int)n;
+			c->retry_s = (int)n;
 		} else
 			return cfgr_unknown(x, k, "notify");
-		where = k;
 	}
-	(void)where;
-	if (c->notify_smtp == NULL || c->notify_from == NULL || c->notify_templates == NULL)
+	if (c->smtp == NULL || c->from == NULL || c->templates == NULL)
 		return cfgr_bad(x, m, "notify", "%s: needs smtp, from and templates", "notify");
-	if (c->notify_digest_wday >= 0 && c->nnotify_admins == 0)
+	if (c->digest_wday >= 0 && c->nadmins == 0)
 		return cfgr_bad(x, m, "notify.admins", "%s: a digest needs admins to send it to",
 		    "notify");
 	return 0;
@@ -128,7 +147,7 @@ cfg_parse_notify(struct cfgr *x, const yaml_node_t *m)
 
 int
 cfg_parse_thresholds(struct cfgr *x, const yaml_node_t *v, const char *name,
-    struct cfg_priv *pv)
+    struct cfg_threshold *t, int *n)
 {
 	char msg[160];
 
@@ -137,21 +156,21 @@ cfg_parse_thresholds(struct cfgr *x, const yaml_node_t *v, const char *name,
 	if (!ydoc_is_seq(v))
 		return cfgr_bad(x, v, "notify", "%s", msg);
 	YDOC_ITEMS(v, it) {
-		yaml_node_t *t = ydoc_get(x->doc, *it);
-		const char *s = ydoc_str(t);
+		yaml_node_t *y = ydoc_get(x->doc, *it);
+		const char *s = ydoc_str(y);
 		struct cfg_threshold *th;
 		char *end;
 
 		if (s == NULL || *s == '\0')
-			return cfgr_bad(x, t, "notify", "%s", msg);
-		if (pv->nnotify == CFG_THRESHOLDS_MAX)
-			return cfgr_bad(x, t, "notify", "privilege %s: at most 4 thresholds", name);
-		th = &pv->notify[pv->nnotify++];
+			return cfgr_bad(x, y, "notify", "%s", msg);
+		if (*n == CFG_THRESHOLDS_MAX)
+			return cfgr_bad(x, y, "notify", "privilege %s: at most 4 thresholds", name);
+		th = &t[(*n)++];
 		th->value = strtoll(s, &end, 10);
 		th->percent = *end == '%';
 		if (end == s || (th->percent ? end[1] != '\0' : *end != '\0') || th->value < 0 ||
 		    (th->percent && th->value > 100))
-			return cfgr_bad(x, t, "notify", "%s", msg);
+			return cfgr_bad(x, y, "notify", "%s", msg);
 	}
 	return 0;
 }

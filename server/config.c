@@ -500,7 +500,7 @@ parse_priv(struct cfgr *x, const yaml_node_t *k, const yaml_node_t *m,
 			snprintf(pv->currency, sizeof(pv->currency), "%s", code);
 			cur = pk;
 		} else if (strcmp(ks, "notify") == 0) {
-			if (cfg_parse_thresholds(x, v, name, pv) != 0)
+			if (cfg_parse_thresholds(x, v, name, pv->notify, &pv->nnotify) != 0)
 				return -1;
 			ntf = pk;
 		} else if (strcmp(ks, "draw") == 0) {
@@ -758,8 +758,7 @@ set_defaults(struct cfg *c)
 	c->ledger_self_read = 1;
 	c->session_ttl_s = 12 * 3600;
 	c->ui_token_ttl_s = 900;
-	c->notify_digest_wday = -1;
-	c->notify_retry_s = 60;
+	cfg_notify_defaults(&c->notify);
 	c->reconnect_max_ms = 30000;
 	c->reason_leaf_only = 1;
 	c->ldap_tls_verify = 1;
@@ -793,7 +792,7 @@ parse_root(struct cfgr *x)
 		else if (strcmp(ks, "ui") == 0)
 			rc = parse_ui(x, v);
 		else if (strcmp(ks, "notify") == 0)
-			rc = cfg_parse_notify(x, v);
+			rc = cfg_parse_notify(x, v, x->c->path, &x->c->notify);
 		else if (strcmp(ks, "privileges") == 0) {
 			rc = parse_privs(x, v);
 			have_privs = 1;
@@ -944,11 +943,6 @@ cfg_free(struct cfg *c)
 	for (i = 0; i < c->nui_admins; i++)
 		free(c->ui_admins[i]);
 	free(c->ui_admins);
-	for (i = 0; i < c->nnotify_admins; i++)
-		free(c->notify_admins[i]);
-	free(c->notify_admins);
-	free(c->notify_smtp);
-	free(c->notify_from);
-	free(c->notify_templates);
+	cfg_notify_free(&c->notify);
 	free(c);
 }

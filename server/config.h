@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "cfgnotify.h"
 #include "err.h"
 
 enum priv_type { PRIV_FLAG, PRIV_SET, PRIV_NUMBER, PRIV_QUOTA };
@@ -19,14 +20,6 @@ enum period_kind {
 #define SCOPE_TOPUP	8u	/* top-ups of paid wallets (wallet.h) */
 
 #define PRIV_NAME_MAX	64
-
-#define CFG_THRESHOLDS_MAX 4
-
-/* A notice threshold (notice.h): N% of the allowance left, or N left in all. */
-struct cfg_threshold {
-	long long value;
-	int percent;
-};
 
 struct cfg_priv {
 	char *name;
@@ -117,14 +110,7 @@ struct cfg {
 	char **ui_admins;	/* uids that see the administration pages */
 	size_t nui_admins;
 
-	/* notices by email (notice.h): off unless notify_smtp is set */
-	char *notify_smtp;	/* a libcurl URL, smtp://host[:port] */
-	char *notify_from;
-	char *notify_templates;	/* a directory of low.txt, pool-low.txt, digest.txt */
-	char **notify_admins;	/* the weekly digest's addresses */
-	size_t nnotify_admins;
-	int notify_digest_wday;	/* 0 Sunday .. 6, -1 no digest */
-	int notify_retry_s;	/* a notice not sent is tried again after this */
+	struct cfg_notify notify;	/* notices by email: off unless notify.smtp */
 };
 
 /* Reads and checks path; on error e has the line and reason. */

@@ -205,7 +205,7 @@ notice_after(const struct cfg *c, const char *holder, const char *quota, const c
 	LDAP *ld = NULL;
 	int p, i, best, rc;
 
-	if (!started || c->notify_smtp == NULL || (p = cfg_priv_find(c, quota)) < 0)
+	if (!started || c->notify.smtp == NULL || (p = cfg_priv_find(c, quota)) < 0)
 		return;
 	pv = &c->privs[p];
 	if ((best = notice_due(pv, allowance, remaining, &all)) < 0)
@@ -232,7 +232,7 @@ notice_after(const struct cfg *c, const char *holder, const char *quota, const c
 			log_warn("notice: cannot claim %s: %s", key, e.msg);
 			return;
 		}
-		gt(time(NULL) + c->notify_retry_s, until);
+		gt(time(NULL) + c->notify.retry_s, until);
 		if (t == best)
 			snprintf(state, sizeof(state), "claimed %s %s", me, until);
 		else
@@ -290,8 +290,8 @@ smtp_send(const char *const *to, size_t n, const char *text, char *why, size_t n
 	}
 	for (i = 0; i < n; i++)
 		rcpt = curl_slist_append(rcpt, to[i]);
-	curl_easy_setopt(c, CURLOPT_URL, cfg->notify_smtp);
-	curl_easy_setopt(c, CURLOPT_MAIL_FROM, cfg->notify_from);
+	curl_easy_setopt(c, CURLOPT_URL, cfg->notify.smtp);
+	curl_easy_setopt(c, CURLOPT_MAIL_FROM, cfg->notify.from);
 	curl_easy_setopt(c, CURLOPT_MAIL_RCPT, rcpt);
 	curl_easy_setopt(c, CURLOPT_READFUNCTION, feed);
 	curl_easy_setopt(c, CURLOPT_READDATA, &m);
@@ -385,7 +385,7 @@ message(const char *name, const char *key, const char *const *to, size_t nto,
 	size_t i, tolen = 0;
 	char *tolist;
 
-	snprintf(path, sizeof(path), "%s/%s", cfg->notify_templates, name);
+	snprintf(path, sizeof(path), "%s/%s", cfg->notify.templates, name);
 	if ((tpl = slurp(path)) == NULL || (body = render(tpl, vars)) == NULL) {
 		free(tpl);
 		return NULL;
@@ -416,7 +416,7 @@ message(const char *name, const char *key, const char *const *to, size_t nto,
 	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S +0000", &tm);
 	if (asprintf(&text, "From: %s\r\nTo: %s\r\nSubject: %s\r\nDate: %s\r\n"
 	    "Message-ID: <%s.notice@privd>\r\nX-Privd-Notice: %s\r\nMIME-Version: 1.0\r\n"
-	    "Content-Type: text/plain; charset=utf-8\r\n\r\n%s", cfg->notify_from, tolist,
+	    "Content-Type: text/plain; charset=utf-8\r\n\r\n%s", cfg->notify.from, tolist,
 	    subject, date, id, key, rest) < 0)
 		text = NULL;
 	free(tolist);
@@ -621,8 +621,8 @@ digest_message(const char *key)
 		char *text;
 
 		snprintf(count, sizeof(count), "%zu", n);
-		text = message("digest.txt", key, (const char *const *)cfg->notify_admins,
-		    cfg->nnotify_admins, vars);
+		text = message("digest.txt", key, (const char *const *)cfg->notify.admins,
+		    cfg->notify.nadmins, vars);
 		free(list);
 		return text;
 	}
@@ -684,8 +684,8 @@ send_key(LDAP *ld, const char *key, const char *held, int tries)
 		/* a person's notice to them, a pool's to its contacts, the digest
 		 * to the administrators */
 		const char *const *rcpt = contacts ? (const char *const *)contacts :
-		    mail[0] ? to : (const char *const *)cfg->notify_admins;
-		size_t nr = contacts ? strv_len(contacts) : mail[0] ? 1 : cfg->nnotify_admins;
+		    mail[0] ? to : (const char *const *)cfg->notify.admins;
+		size_t nr = contacts ? strv_len(contacts) : mail[0] ? 1 : cfg->notify.nadmins;
 
 		if (smtp_send(rcpt, nr, text, why, sizeof(why)) != 0)
 			goto failed;
@@ -698,7 +698,7 @@ send_key(LDAP *ld, const char *key, const char *held, int tries)
 failed:
 	{
 		/* again later, less often each time, at most hourly */
-		long wait = (long)cfg->notify_retry_s << (tries < 6 ? tries : 6);
+		long wait = (long)cfg->notify.retry_s << (tries < 6 ? tries : 6);
 		char until[16];
 
 		gt(time(NULL) + (wait > 3600 ? 3600 : wait), until);
@@ -770,7 +770,7 @@ sweep(LDAP *ld)
 			continue;
 		if (strcmp(b, now) > 0)
 			continue;	/* its sender may still be at it */
-		gt(time(NULL) + cfg->notify_retry_s, until);
+		gt(time(NULL) + cfg->notify.retry_s, until);
 		snprintf(mine, sizeof(mine), "claimed %s %s", me, until);
 		if ((dn = ldap_get_dn(ld, m)) == NULL)
 			continue;
@@ -794,16 +794,16 @@ digest(LDAP *ld)
 	struct tm tm;
 	struct err e;
 
-	if (cfg->notify_digest_wday < 0)
+	if (cfg->notify.digest_wday < 0)
 		return;
 	gmtime_r(&now, &tm);
-	if (tm.tm_wday != cfg->notify_digest_wday)
+	if (tm.tm_wday != cfg->notify.digest_wday)
 		return;
 	strftime(key, sizeof(key), "digest/%G-W%V", &tm);
 	if (known(key))
 		return;
 	memset(&e, 0, sizeof(e));
-	gt(time(NULL) + cfg->notify_retry_s, until);
+	gt(time(NULL) + cfg->notify.retry_s, until);
 	snprintf(state, sizeof(state), "claimed %s %s", me, until);
 	switch (claim(ld, key, state, &e)) {
 	case 0:
@@ -847,7 +847,7 @@ run(void *arg)
 			break;
 		}
 		memset(&e, 0, sizeof(e));
-		if (key == NULL && time(NULL) - last < (cfg->notify_retry_s + 1) / 2)
+		if (key == NULL && time(NULL) - last < (cfg->notify.retry_s + 1) / 2)
 			continue;
 		if (ldpool_get_home(HOME_KEY, &ld, &e) != 0) {
 			free(key);
@@ -871,7 +871,7 @@ notice_start(const struct cfg *c)
 {
 	char host[64] = "host";
 
-	if (c->notify_smtp == NULL)
+	if (c->notify.smtp == NULL)
 		return 0;
 	cfg = c;
 	gethostname(host, sizeof(host) - 1);

@@ -222,7 +222,7 @@ wallets_and_notices(void **state)
 	assert_false(c->privs[0].notify[1].percent);
 	assert_int_equal(c->privs[0].notify[1].value, 0);
 	assert_false(c->privs[1].paid_first);
-	assert_null(c->notify_smtp);
+	assert_null(c->notify.smtp);
 	cfg_free(c);
 	refused(BASE "privileges:\n  b: { type: flag, draw: paid_first }\n", 6,
 	    "draw (allowance_first or paid_first) is only for quotas");
