@@ -318,6 +318,29 @@ amount(json_t *v, long long n, char *buf)
 	return buf;
 }
 
+/*
+ * POSTs body (taken over) to path: EXIT_OK and *out the answer to print,
+ * or NULL when --json printed it already; else the failure's exit status.
+ */
+static int
+post_json(struct rest *r, const char *path, const char *what, json_t *body, json_t **out)
+{
+	char *js = body ? json_dumps(body, JSON_COMPACT) : NULL;
+	int rc;
+
+	*out = NULL;
+	json_decref(body);
+	rc = rest_call(r, "POST", path, "application/json", js, js ? strlen(js) : 0);
+	free(js);
+	if (rc != 0 || (rc = rest_fail(r, what)) != 0)
+		return rc;
+	if (json_out)
+		fputs(r->body, stdout);
+	else
+		*out = rest_json(r);
+	return EXIT_OK;
+}
+
 /* A privilege's value as text: "true", "300 of 300 left", "a, b". */
 static void
 value_text(json_t *v, char *buf, size_t n)
@@ -785,20 +808,8 @@ credit_of(struct rest *r, const char *kind, const char *who, const char *quota,
 		json_object_set_new(body, "reason", json_string(reason));
 	if (period)
 		json_object_set_new(body, "period", json_string(period));
-	{
-		char *js = json_dumps(body, JSON_COMPACT);
-
-		json_decref(body);
-		rc = rest_call(r, "POST", path, "application/json", js, js ? strlen(js) : 0);
-		free(js);
-	}
-	if (rc != 0 || (rc = rest_fail(r, "credit")) != 0)
+	if ((rc = post_json(r, path, "credit", body, &j)) != 0 || j == NULL)
 		return rc;
-	if (json_out) {
-		fputs(r->body, stdout);
-		return EXIT_OK;
-	}
-	j = rest_json(r);
 	{
 		char a[3][MONEY_TEXT_MAX];
 
@@ -818,7 +829,7 @@ static int
 cmd_topup(struct rest *r, int argc, char **argv)
 {
 	char path[1024], id[96], cur[MONEY_CODE_MAX] = "", a[2][MONEY_TEXT_MAX], *end;
-	char *u = esc(argv[0]), *p = esc(argv[1]), *js;
+	char *u = esc(argv[0]), *p = esc(argv[1]);
 	int rev = argc == 4 && strcmp(argv[2], "reverse") == 0, rc;
 	long long n = 0;
 	json_t *j, *body;
@@ -857,17 +868,8 @@ cmd_topup(struct rest *r, int argc, char **argv)
 		if (reason && body)
 			json_object_set_new(body, "reference", json_string(reason));
 	}
-	js = body ? json_dumps(body, JSON_COMPACT) : NULL;
-	json_decref(body);
-	rc = rest_call(r, "POST", path, "application/json", js, js ? strlen(js) : 0);
-	free(js);
-	if (rc != 0 || (rc = rest_fail(r, "topup")) != 0)
+	if ((rc = post_json(r, path, "topup", body, &j)) != 0 || j == NULL)
 		goto out;
-	if (json_out) {
-		fputs(r->body, stdout);
-		goto out;
-	}
-	j = rest_json(r);
 	if (rev)
 		printf("reversed top-up %s of %s %s (%s)", argv[3], argv[0], argv[1],
 		    amount(j, json_integer_value(json_object_get(j, "reversed")), a[0]));
@@ -897,7 +899,7 @@ cmd_credit(struct rest *r, int argc, char **argv)
 static int
 cmd_voucher(struct rest *r, int argc, char **argv)
 {
-	char path[256], a[MONEY_TEXT_MAX], *js, *b;
+	char path[256], a[MONEY_TEXT_MAX], *b;
 	json_t *j, *v, *body;
 	size_t i;
 	int rc;
@@ -919,18 +921,9 @@ cmd_voucher(struct rest *r, int argc, char **argv)
 			json_object_set_new(body, "expires", json_string(v_expires));
 		if (body && v_batch)
 			json_object_set_new(body, "batch", json_string(v_batch));
-		js = body ? json_dumps(body, JSON_COMPACT) : NULL;
-		json_decref(body);
-		rc = rest_call(r, "POST", "/v1/vouchers", "application/json", js,
-		    js ? strlen(js) : 0);
-		free(js);
-		if (rc != 0 || (rc = rest_fail(r, "voucher create")) != 0)
+		if ((rc = post_json(r, "/v1/vouchers", "voucher create", body, &j)) != 0 ||
+		    j == NULL)
 			return rc;
-		if (json_out) {
-			fputs(r->body, stdout);
-			return EXIT_OK;
-		}
-		j = rest_json(r);
 		fprintf(stderr, "batch %s: %lld vouchers of %s worth %s each%s%s; the codes are "
 		    "shown only now\n", json_string_value(json_object_get(j, "batch")),
 		    (long long)json_integer_value(json_object_get(j, "count")),

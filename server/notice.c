@@ -96,19 +96,6 @@ notices_dn(void)
 	return dn;
 }
 
-static int
-ensure_ou(LDAP *ld, const char *dn, const char *name, struct err *e)
-{
-	char *oc[] = { "organizationalUnit", NULL }, *ou[] = { (char *)name, NULL };
-	LDAPMod m[2] = { { LDAP_MOD_ADD, "objectClass", { oc } }, { LDAP_MOD_ADD, "ou", { ou } } };
-	LDAPMod *mods[] = { &m[0], &m[1], NULL };
-	int r = ldap_add_ext_s(ld, dn, mods, NULL, NULL);
-
-	if (r != LDAP_SUCCESS && r != LDAP_ALREADY_EXISTS)
-		return ldapc_fail(e, r, dn);
-	return 0;
-}
-
 /* Adds the claim of key with state: 0 this privd has it, 1 another had it, -1 and e. */
 static int
 claim(LDAP *ld, const char *key, const char *state, struct err *e)
@@ -118,10 +105,10 @@ claim(LDAP *ld, const char *key, const char *state, struct err *e)
 	LDAPMod m[3] = { { LDAP_MOD_ADD, "objectClass", { oc } }, { LDAP_MOD_ADD, "cn", { cn } },
 	    { LDAP_MOD_ADD, "privNoticeState", { st } } };
 	LDAPMod *mods[] = { &m[0], &m[1], &m[2], NULL };
-	char *base = notices_dn(), *root = uent_root(cfg), *dn = NULL;
+	char *base = notices_dn(), *dn = NULL;
 	int r, rc = -1, tries;
 
-	if (base == NULL || root == NULL || (dn = dn_child("cn", key, base)) == NULL) {
+	if (base == NULL || (dn = dn_child("cn", key, base)) == NULL) {
 		err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
 		goto done;
 	}
@@ -131,8 +118,7 @@ claim(LDAP *ld, const char *key, const char *state, struct err *e)
 			rc = r == LDAP_SUCCESS ? 0 : 1;
 			goto done;
 		}
-		if (r != LDAP_NO_SUCH_OBJECT || ensure_ou(ld, root, "usage", e) != 0 ||
-		    ensure_ou(ld, base, "notices", e) != 0) {
+		if (r != LDAP_NO_SUCH_OBJECT || uent_ensure_ou(ld, cfg, "notices", NULL, e) != 0) {
 			if (e->code == ERR_NONE)
 				ldapc_fail(e, r, "notice");
 			goto done;
@@ -141,7 +127,6 @@ claim(LDAP *ld, const char *key, const char *state, struct err *e)
 	ldapc_fail(e, LDAP_NO_SUCH_OBJECT, "notice");
 done:
 	free(dn);
-	free(root);
 	free(base);
 	return rc;
 }

@@ -475,3 +475,41 @@ done:
 	free(root);
 	return rc;
 }
+
+int
+uent_ensure_ou(LDAP *ld, const struct cfg *c, const char *name, char **dn, struct err *e)
+{
+	char *oc[] = { "organizationalUnit", NULL }, *ou[2] = { "usage", NULL };
+	LDAPMod m[2] = { { LDAP_MOD_ADD, "objectClass", { oc } }, { LDAP_MOD_ADD, "ou", { ou } } };
+	LDAPMod *mods[] = { &m[0], &m[1], NULL };
+	char *root = uent_root(c), *rdn = NULL, *sub = NULL;
+	const char *dns[2];
+	int i, r, rc = -1;
+
+	if (dn != NULL)
+		*dn = NULL;
+	if (root == NULL || asprintf(&rdn, "ou=%s", name) < 0 || (sub = dn_join(rdn, root)) == NULL) {
+		err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
+		goto done;
+	}
+	dns[0] = root;
+	dns[1] = sub;
+	for (i = 0; i < 2; i++) {
+		ou[0] = (char *)(i == 0 ? "usage" : name);
+		r = ldap_add_ext_s(ld, dns[i], mods, NULL, NULL);
+		if (r != LDAP_SUCCESS && r != LDAP_ALREADY_EXISTS) {
+			ldapc_fail(e, r, dns[i]);
+			goto done;
+		}
+	}
+	rc = 0;
+	if (dn != NULL) {
+		*dn = sub;
+		sub = NULL;
+	}
+done:
+	free(sub);
+	free(rdn);
+	free(root);
+	return rc;
+}

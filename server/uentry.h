@@ -130,6 +130,11 @@ void uent_landed(LDAP *ld, const struct quota_req *q, const struct uent_target *
 /* The DN of the usage entry of uid's quota in period; malloc'd. */
 char *uent_usage_dn(const struct cfg *c, const char *uid, const char *quota,
     const char *period);
+/* Creates ou=usage and ou=NAME under it, if missing (the homes of the
+ * vouchers and the notices, private like the usage); its DN (malloc'd) into
+ * *dn when not NULL. 0, or -1 and e. */
+int uent_ensure_ou(LDAP *ld, const struct cfg *c, const char *name, char **dn,
+    struct err *e);
 /* Creates ou=usage and uid's entry under it, if missing: the parents of
  * uid's usage and session entries. 0, or -1 and e. */
 int uent_ensure_account(LDAP *ld, const struct cfg *c, const char *uid, struct err *e);

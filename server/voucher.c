@@ -80,19 +80,6 @@ vouchers_dn(const struct cfg *c)
 	return dn;
 }
 
-static int
-ensure_ou(LDAP *ld, const char *dn, const char *name, struct err *e)
-{
-	char *oc[] = { "organizationalUnit", NULL }, *ou[] = { (char *)name, NULL };
-	LDAPMod m[2] = { { LDAP_MOD_ADD, "objectClass", { oc } }, { LDAP_MOD_ADD, "ou", { ou } } };
-	LDAPMod *mods[] = { &m[0], &m[1], NULL };
-	int r = ldap_add_ext_s(ld, dn, mods, NULL, NULL);
-
-	if (r != LDAP_SUCCESS && r != LDAP_ALREADY_EXISTS)
-		return ldapc_fail(e, r, dn);
-	return 0;
-}
-
 /* One new code: CODE_LEN symbols from getrandom, dashed in fours. */
 static int
 new_code(char out[VOUCHER_CODE_MAX + 1], char norm[CODE_LEN + 1])
@@ -131,7 +118,7 @@ voucher_create(const struct cfg *c, const char *quota, long long value, int coun
     const char *expires, const char *batch, char batch_out[VOUCHER_BATCH_MAX + 1],
     char **codes, struct err *e)
 {
-	char *base = NULL, *root = NULL, **dns = NULL, val[256], norm[CODE_LEN + 1], hash[65];
+	char *base = NULL, **dns = NULL, val[256], norm[CODE_LEN + 1], hash[65];
 	LDAP *ld = NULL;
 	int i, made = 0, rc = -1;
 
@@ -147,7 +134,7 @@ voucher_create(const struct cfg *c, const char *quota, long long value, int coun
 	}
 	snprintf(val, sizeof(val), "%s %lld %s %s", quota, value, expires ? expires : "-",
 	    batch_out);
-	if ((base = vouchers_dn(c)) == NULL || (root = uent_root(c)) == NULL ||
+	if ((base = vouchers_dn(c)) == NULL ||
 	    (*codes = calloc((size_t)count, VOUCHER_CODE_MAX + 1)) == NULL ||
 	    (dns = calloc((size_t)count, sizeof(*dns))) == NULL) {
 		err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
@@ -157,7 +144,7 @@ voucher_create(const struct cfg *c, const char *quota, long long value, int coun
 		ld = NULL;
 		goto done;
 	}
-	if (ensure_ou(ld, root, "usage", e) != 0 || ensure_ou(ld, base, "vouchers", e) != 0)
+	if (uent_ensure_ou(ld, c, "vouchers", NULL, e) != 0)
 		goto done;
 	for (i = 0; i < count; i++) {
 		char *code = *codes + (size_t)i * (VOUCHER_CODE_MAX + 1);
@@ -191,7 +178,6 @@ done:
 	if (ld != NULL)
 		ldpool_put(ld, e->code == ERR_UNAVAILABLE);
 	free(base);
-	free(root);
 	return rc;
 }
 

@@ -410,3 +410,19 @@ it_check_ledger(void)
 	it_sh("%s -c config/dev.yaml -L ldap://127.0.0.1:%d/ --check-ledger >&2",
 	    getenv("PRIVD_BIN") ? getenv("PRIVD_BIN") : "server/privd", it_ldap_port);
 }
+
+int
+it_pid_of(const char *name)
+{
+	char p[256];
+	FILE *f;
+	int pid = -1;
+
+	snprintf(p, sizeof(p), "%s/env/%s", it_dir, name);
+	if ((f = fopen(p, "r")) != NULL) {
+		if (fscanf(f, "%d", &pid) != 1)
+			pid = -1;
+		fclose(f);
+	}
+	return pid;
+}

@@ -41,6 +41,8 @@ json_int_t it_limit_of(const char *uid, const char *priv);
 json_int_t it_number(const char *path, const char *field);
 /* The integer field k of j; the test fails when there is none. */
 json_int_t it_num(json_t *j, const char *k);
+/* The pid in this run's env/NAME ("privd.pid", "slapd/slapd.pid"), or -1. */
+int it_pid_of(const char *name);
 /* Runs privd --check-ledger against this run's slapd; the test fails unless it passes. */
 void it_check_ledger(void);
 /* Polls until fn() is true or ms pass: the milliseconds it took, or -1. */

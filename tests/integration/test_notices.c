@@ -17,6 +17,9 @@
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <cmocka.h>
 #include <jansson.h>
@@ -250,7 +253,6 @@ start_second(void)
 	char cmd[2048];
 	FILE *p;
 
-	http2_port = 20000 + (int)(getpid() % 20000) + 7;
 	snprintf(cmd, sizeof(cmd), "%s -c %s -L ldap://127.0.0.1:%d/ -l 127.0.0.1:%d "
 	    ">> %s/env/privd2.log 2>&1 & echo $!", bin, conf, it_ldap_port, http2_port, it_dir);
 	p = popen(cmd, "r");
@@ -319,6 +321,23 @@ teardown(void **state)
 	return it_group_teardown(state);
 }
 
+/* A port nothing listens on now: the kernel's pick. */
+static int
+free_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t n = sizeof(a);
+	int s = socket(AF_INET, SOCK_STREAM, 0), port = -1;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (s >= 0 && bind(s, (struct sockaddr *)&a, sizeof(a)) == 0 &&
+	    getsockname(s, (struct sockaddr *)&a, &n) == 0)
+		port = ntohs(a.sin_port);
+	if (s >= 0)
+		close(s);
+	return port;
+}
+
 /* The dev configuration with notices on, to this run's SMTP server. */
 static void
 write_config(void)
@@ -369,7 +388,8 @@ main(void)
 		return 1;
 	snprintf(conf, sizeof(conf), "/tmp/privd-notices-%d.yaml", (int)getpid());
 	snprintf(mailbox, sizeof(mailbox), "/tmp/privd-notices-%d.mail", (int)getpid());
-	smtp_port = 40000 + (int)(getpid() % 20000);
+	if ((smtp_port = free_port()) < 0 || (http2_port = free_port()) < 0)
+		return 1;
 	write_config();
 	/* a real SMTP server on loopback, each message it takes into the mailbox */
 	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 -u -m aiosmtpd -n -l 127.0.0.1:%d > %s "
@@ -381,7 +401,13 @@ main(void)
 			return 1;
 		pclose(p);
 	}
-	usleep(800000);
+	/* until it listens */
+	snprintf(cmd, sizeof(cmd), "bash -c 'for i in $(seq 1 100); do (exec 3<>/dev/tcp/"
+	    "127.0.0.1/%d) 2>/dev/null && exit 0; sleep 0.1; done; exit 1'", smtp_port);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "test_notices: the SMTP server did not start: %s\n", mailbox);
+		return 1;
+	}
 	setenv("PRIVD_CONFIG", conf, 1);
 	{
 		int rc = cmocka_run_group_tests(tests, setup, teardown);

@@ -603,22 +603,6 @@ slapd_away_during_a_charge_stream(void **state)
 	it_check_ledger();
 }
 
-static int
-privd_pid(void)
-{
-	char p[256];
-	FILE *f;
-	int pid = -1;
-
-	snprintf(p, sizeof(p), "%s/env/privd.pid", it_dir);
-	if ((f = fopen(p, "r")) != NULL) {
-		if (fscanf(f, "%d", &pid) != 1)
-			pid = -1;
-		fclose(f);
-	}
-	return pid;
-}
-
 static void
 sigkill_during_a_charge_stream(void **state)
 {
@@ -632,7 +616,7 @@ sigkill_during_a_charge_stream(void **state)
 	big_limit();
 	assert_int_equal(pthread_create(&t, NULL, stream, &s), 0);
 	usleep(400000);
-	assert_int_equal(kill(privd_pid(), SIGKILL), 0);
+	assert_int_equal(kill(it_pid_of("privd.pid"), SIGKILL), 0);
 	usleep(200000);
 	s.stop = 1;
 	pthread_join(t, NULL);

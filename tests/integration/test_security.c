@@ -361,22 +361,6 @@ https_and_ldap_starttls(void **state)
 }
 
 static int
-slapd_pid(void)
-{
-	char p[256];
-	FILE *f;
-	int pid = -1;
-
-	snprintf(p, sizeof(p), "%s/env/slapd/slapd.pid", it_dir);
-	if ((f = fopen(p, "r")) != NULL) {
-		if (fscanf(f, "%d", &pid) != 1)
-			pid = -1;
-		fclose(f);
-	}
-	return pid;
-}
-
-static int
 privd_threads(void)
 {
 	char p[256], line[256];
@@ -438,7 +422,7 @@ slapd_stopped_with_sigstop(void **state)
 {
 	struct slow s[10];
 	pthread_t th[10];
-	int i, before, after, pid = slapd_pid(), n503 = 0;
+	int i, before, after, pid = it_pid_of("slapd/slapd.pid"), n503 = 0;
 	long worst = 0;
 
 	(void)state;

@@ -272,22 +272,6 @@ refunds_and_holds_go_back_where_they_came_from(void **state)
 	it_check_ledger();
 }
 
-static int
-privd_pid(void)
-{
-	char p[256];
-	FILE *f;
-	int pid = -1;
-
-	snprintf(p, sizeof(p), "%s/env/privd.pid", it_dir);
-	if ((f = fopen(p, "r")) != NULL) {
-		if (fscanf(f, "%d", &pid) != 1)
-			pid = -1;
-		fclose(f);
-	}
-	return pid;
-}
-
 /* How many usage entries of uid's print.pages hold request id rid. */
 static int
 entries_with(const char *uid, const char *rid)
@@ -316,9 +300,9 @@ privd_killed_between_the_parts(void **state)
 	/* privd died with the allowance part in and the paid part not */
 	assert_int_equal(status, 0);
 	free(text);
-	for (int i = 0; i < 40 && kill(privd_pid(), 0) == 0; i++)
+	for (int i = 0; i < 40 && kill(it_pid_of("privd.pid"), 0) == 0; i++)
 		usleep(50000);	/* until it is reaped */
-	assert_int_not_equal(kill(privd_pid(), 0), 0);
+	assert_int_not_equal(kill(it_pid_of("privd.pid"), 0), 0);
 	assert_int_equal(entries_with("w4", "k-1"), 1);
 	it_sh("tests/integration/env.sh privd-start %s/env", it_dir);
 	/* the retry finishes the charge, once */
