@@ -123,8 +123,6 @@
 		} catch (e) {
 			return;
 		}
-		if (!pref.notices_configured)
-			return;
 		const out = h('span', { class: 'muted', role: 'status', 'aria-live': 'polite' });
 		const box = h('input', { type: 'checkbox', id: 'notices', checked: pref.notices,
 		    onchange: async () => {
@@ -140,7 +138,9 @@
 		} });
 
 		card.append(h('p', { class: 'notices' }, box,
-		    h('label', { for: 'notices' }, ' Email me when my balance runs low'), out));
+		    h('label', { for: 'notices' }, ' Email me when my balance runs low'), out),
+		    pref.notices_configured ? null : h('p', { class: 'muted' },
+			'(This site sends no emails yet; your choice is kept for when it does.)'));
 	}
 
 	/* --- sign-in */

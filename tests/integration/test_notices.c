@@ -42,6 +42,7 @@ static const char model[] =
     "  n3: [student/undergrad@eng]\n"
     "  n4: [student/undergrad@eng]\n"
     "  n5: [student/undergrad@eng]\n"
+    "  n7: [student/undergrad@eng]\n"
     "  n6:\n"
     "    - { cell: student/undergrad@eng, until: %s }\n";
 
@@ -62,7 +63,13 @@ received(const char *key)
 	return n;
 }
 
-static const char *want_key;
+static const char *want_key, *want_filter;
+
+static int
+retried(void)
+{
+	return it_ldap_count("ou=notices,ou=usage," BASE, want_filter) == 1;
+}
 
 static int
 arrived(void)
@@ -119,7 +126,7 @@ setup(void **state)
 	/* people as a directory has them, with mail, before privd knows them */
 	person("n1", "n1@example.edu");
 	person("n2", NULL);
-	for (i = 3; i <= 6; i++) {
+	for (i = 3; i <= 7; i++) {
 		char uid[8], mail[32];
 
 		snprintf(uid, sizeof(uid), "n%d", i);
@@ -245,6 +252,71 @@ a_pool_running_low_tells_its_contacts(void **state)
 }
 
 static int second_pid, smtp_pid;
+
+/* The SMTP server on smtp_port, its messages appended to the mailbox. */
+static int
+start_smtp(void)
+{
+	char cmd[1024];
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 -u -m aiosmtpd -n -l 127.0.0.1:%d >> %s "
+	    "2>&1 & echo $!", smtp_port, mailbox);
+	if ((p = popen(cmd, "r")) == NULL || fscanf(p, "%d", &smtp_pid) != 1)
+		return -1;
+	pclose(p);
+	/* until it listens */
+	snprintf(cmd, sizeof(cmd), "bash -c 'for i in $(seq 1 100); do (exec 3<>/dev/tcp/"
+	    "127.0.0.1/%d) 2>/dev/null && exit 0; sleep 0.1; done; exit 1'", smtp_port);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void
+a_notice_the_mail_server_refused_is_sent_later(void **state)
+{
+	char key[128], f[200];
+
+	(void)state;
+	kill(smtp_pid, SIGTERM);
+	usleep(500000);
+	charge("n7", "a", 10, 201);
+	snprintf(key, sizeof(key), "low|n7|print.pages@%s|0", period);
+	/* not lost: its claim waits to be tried again */
+	snprintf(f, sizeof(f), "(&(cn=%s)(privNoticeState=retry *))", key);
+	want_filter = f;
+	assert_true(it_within(10000, retried) >= 0);
+	assert_int_equal(start_smtp(), 0);
+	assert_int_equal(wait_for(key, 20000), 1);
+	usleep(3000000);
+	assert_int_equal(received(key), 1);
+}
+
+static void
+a_person_turns_notices_off_with_their_own_sign_in(void **state)
+{
+	char tok[1024];
+	json_t *j;
+
+	(void)state;
+	it_ldapmodify("dn: uid=n5,ou=people,dc=example,dc=edu\nchangetype: modify\n"
+	    "add: objectClass\nobjectClass: simpleSecurityObject\n-\n"
+	    "add: userPassword\nuserPassword: n5-secret\n");
+	j = it_call("POST", "/v1/tokens", NULL, "{\"uid\":\"n5\",\"password\":\"n5-secret\"}",
+	    200);
+	snprintf(tok, sizeof(tok), "%s", json_string_value(json_object_get(j, "token")));
+	json_decref(j);
+	j = it_call("POST", "/v1/accounts/n5/preferences", tok, "{\"notices\":false}", 200);
+	assert_true(json_is_false(json_object_get(j, "notices")));
+	json_decref(j);
+	/* only their own */
+	json_decref(it_call("POST", "/v1/accounts/n1/preferences", tok, "{\"notices\":false}",
+	    403));
+	json_decref(it_call("POST", "/v1/accounts/n5/preferences", tok, "{\"notices\":\"no\"}",
+	    400));
+	j = it_call("POST", "/v1/accounts/n5/preferences", tok, "{\"notices\":true}", 200);
+	assert_true(json_is_true(json_object_get(j, "notices")));
+	json_decref(j);
+}
 
 static void
 start_second(void)
@@ -380,9 +452,10 @@ main(void)
 		cmocka_unit_test(nobody_without_an_address_or_who_said_no_is_mailed),
 		cmocka_unit_test(privd_killed_between_claim_and_send_sends_it_once),
 		cmocka_unit_test(a_pool_running_low_tells_its_contacts),
+		cmocka_unit_test(a_notice_the_mail_server_refused_is_sent_later),
+		cmocka_unit_test(a_person_turns_notices_off_with_their_own_sign_in),
 		cmocka_unit_test(two_privd_send_each_crossing_and_the_digest_once),
 	};
-	char cmd[1024];
 
 	if (getcwd(top, sizeof(top)) == NULL)
 		return 1;
@@ -392,19 +465,7 @@ main(void)
 		return 1;
 	write_config();
 	/* a real SMTP server on loopback, each message it takes into the mailbox */
-	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 -u -m aiosmtpd -n -l 127.0.0.1:%d > %s "
-	    "2>&1 & echo $!", smtp_port, mailbox);
-	{
-		FILE *p = popen(cmd, "r");
-
-		if (p == NULL || fscanf(p, "%d", &smtp_pid) != 1)
-			return 1;
-		pclose(p);
-	}
-	/* until it listens */
-	snprintf(cmd, sizeof(cmd), "bash -c 'for i in $(seq 1 100); do (exec 3<>/dev/tcp/"
-	    "127.0.0.1/%d) 2>/dev/null && exit 0; sleep 0.1; done; exit 1'", smtp_port);
-	if (system(cmd) != 0) {
+	if (start_smtp() != 0) {
 		fprintf(stderr, "test_notices: the SMTP server did not start: %s\n", mailbox);
 		return 1;
 	}

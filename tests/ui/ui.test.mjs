@@ -125,6 +125,17 @@ try {
 		await page.locator('#voucher-code').fill(vb.body.codes[0]);
 		await page.locator('form.voucher button').click();
 		await page.locator('[data-redeemed="250"]').waitFor();
+		// notices off, then on again, by her own choice (once the page has
+		// shown the voucher's credit again)
+		await page.waitForTimeout(2000);
+		await page.locator('#notices').waitFor();
+		const wasOn = await page.locator('#notices').isChecked();
+		await page.locator('#notices').click();
+		await page.locator(`[data-notices="${!wasOn}"]`).waitFor();
+		assert.equal((await api('GET', '/v1/accounts/jdoe/preferences', chargeKey)).body.notices,
+		    !wasOn, 'the choice did not reach privd');
+		await page.locator('#notices').click();
+		await page.locator(`[data-notices="${wasOn}"]`).waitFor();
 		await page.locator('.account [data-quota="print.balance"] .paid').waitFor();
 		const job = `ui-${width}-${Date.now()}`;
 		const c = await api('POST', '/v1/accounts/jdoe/quotas/print.pages/charges', chargeKey,
