@@ -8,7 +8,7 @@ cd "$top"
 B=${B:-build/release}
 D=${BENCH_TIME:-5}
 dir=$(mktemp -d /tmp/privd-bench.XXXXXX)
-R=dev-read-4d1c8e27b9 C=dev-charge-93fa06d2c1 A=dev-admin-5be71f0a48
+R=dev-read-4d1c8e27b9 C=dev-charge-93fa06d2c1 A=dev-admin-5be71f0a48 T=dev-topup-7e3b9c1f05
 pids=""
 cleanup() {
 	for p in $pids; do kill "$p" 2>/dev/null || true; done
@@ -61,17 +61,18 @@ pids="$pids $pid"
 U=http://127.0.0.1:$hp
 wait_ready "$U"
 {
-	printf 'reasons: { bench: { load: {}, read: {} }, prop: { a: {}, b: {}, c: {} } }\n'
+	printf 'reasons: { bench: { load: {}, read: {}, paid: {} }, prop: { a: {}, b: {}, c: {} } }\n'
 	printf 'organisations: { lab: { cse: {} } }\n'
 	printf 'grants:\n  "bench/load@": { print.pages: 1000000000, print.balance: 1000000000 }\n'
 	printf '  "bench@lab": { printer.access: [+lab-laser, +wrapped, +priced], print.colour: true }\n'
 	printf '  "bench/read@lab/cse": { print.pages: 300, login.hosts: [+cse-lab] }\n'
 	printf '  "prop/a@": { print.pages: 1 }\n  "prop/b@": { print.pages: 7 }\n'
-	printf '  "prop/c@": { print.pages: 9 }\n'
+	printf '  "prop/c@": { print.pages: 9 }\n  "bench/paid@": { print.pages: 0 }\n'
 	printf 'printers:\n  priced: { charge: print.balance, price: { mono: 10, colour: 40 } }\n'
 	printf 'accounts:\n  reader: [bench/read@lab/cse, bench/load@lab]\n  prop: [prop/a@]\n'
 	for i in $(seq 0 99); do printf '  bench%03d: [bench/load@]\n' "$i"; done
-	for i in 1 2 3 4 5 6; do printf '  busy%d: [bench/load@]\n' "$i"; done
+	for i in 1 2 3 4 5 6 7; do printf '  busy%d: [bench/load@]\n' "$i"; done
+	for i in 1 2 3; do printf '  wallet%d: [bench/paid@]\n' "$i"; done
 } > "$dir/model.yaml"
 curl -sf -H "Authorization: Bearer $A" --data-binary @"$dir/model.yaml" "$U/v1/import" > /dev/null
 path=/v1/accounts/reader/privileges
@@ -132,6 +133,19 @@ sleep 0.5
 b3=$(metric privd_sync_usage_bytes_total)
 bytes10=$(( (b1 - b0) / 200 ))
 bytes50k=$(( (b3 - b2) / 200 ))
+
+# 5c. charges on the paid wallet (the allowance spent: each charge is the
+#     allowance's record of the split, then the paid part) against charges on
+#     an allowance, one account each, interleaved; medians of three
+for i in 1 2 3; do
+	curl -sf -H "Authorization: Bearer $T" -d '{"request_id":"bench","amount":1000000000}' \
+		"$U/v1/accounts/wallet$i/quotas/print.pages/topups" > /dev/null
+done
+w1=$(busy wallet1 0 1000 4); a1=$(busy busy5 0 1000 4)
+w2=$(busy wallet2 0 1000 4); a2=$(busy busy6 0 1000 4)
+w3=$(busy wallet3 0 1000 4); a3=$(busy busy7 0 1000 4)
+paidc=$(median "$w1" "$w2" "$w3")
+allowc=$(median "$a1" "$a2" "$a3")
 
 # 6. imports, entry by entry under a record: 20k accounts through the API
 #    while privd serves; 100k through privd --import into an empty directory
@@ -194,6 +208,7 @@ r1=$(ratio "$reads" "$ceil"); r2=$(ratio "$reads" "$ldapr"); r3=$(ratio "$charge
 r2b=$(ratio "$reads" "$ldapor")
 r4=$(ratio "$bigreads" "$reads")
 r6=$(ratio "$deep" "$first"); r7=$(ratio "$bytes50k" "$bytes10")
+r9=$(ratio "$paidc" "$allowc")
 printf '\nprivd benchmark (%s s per measurement; %s cores; %s)\n\n' "$D" "$(nproc)" "$(date -u +%Y-%m-%d)"
 printf '%-44s %-28s %-12s %s\n' measurement result target verdict
 printf '%-44s %-28s %-12s %s\n' "reads vs minimal MHD ceiling ($size B body)" "$r1 ($reads / $ceil req/s)" ">= 0.90" "$(verdict "$r1" 0.90 min)"
@@ -209,6 +224,7 @@ printf '%-44s %-28s %-12s %s\n' "membership change to API, p50 / p99 (200)" "$pm
 printf '%-44s %-28s %-12s %s\n' "charges, one account: after 50k vs first 1k" "$r6 ($deep / $first /s)" ">= 0.90" "$(verdict "$r6" 0.90 min)"
 printf '%-44s %-28s %-12s %s\n' "usage stream bytes/charge: at 50k vs at 10" "$r7 ($bytes50k / $bytes10 B)" "<= 1.5" "$(verdict "$r7" 1.5 max)"
 printf '%-44s %-28s %-12s %s\n' "  (filling to 50k: $fill charges/s, 8 at a time)" "" "" ""
+printf '%-44s %-28s %-12s %s\n' "charges on the paid wallet vs the allowance" "$r9 ($paidc / $allowc /s)" ">= 0.40" "$(verdict "$r9" 0.40 min)"
 printf '%-44s %-28s %-12s %s\n' "read latency at 25% of peak ($quarter req/s)" "p50 $q50 / p99 $q99 / p99.9 $q999 ms" "(context)" "-"
 printf '%-44s %-28s %-12s %s\n' "  driver: achieved rate, late sends" "$qrate req/s, $qlag" "= target" "$(echo "$qrate $quarter $qlag" | awk '{ print ($1 >= 0.98 * $2 && $3 <= 0.01) ? "pass" : "FAIL" }')"
 printf '%-44s %-28s %-12s %s\n' "read latency at 50% of peak ($half req/s)" "p50 $l50 / p99 $l99 / p99.9 $l999 ms" "(context)" "-"

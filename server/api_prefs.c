@@ -20,7 +20,7 @@
 static int
 account(struct req *r, char uid[65], enum MHD_Result *ret)
 {
-	const struct snap_account *a;
+	const struct snap_account *a = NULL;
 	const struct snap *s;
 	int t;
 

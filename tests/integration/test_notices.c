@@ -127,7 +127,7 @@ setup(void **state)
 	person("n1", "n1@example.edu");
 	person("n2", NULL);
 	for (i = 3; i <= 7; i++) {
-		char uid[8], mail[32];
+		char uid[16], mail[48];
 
 		snprintf(uid, sizeof(uid), "n%d", i);
 		snprintf(mail, sizeof(mail), "n%d@example.edu", i);

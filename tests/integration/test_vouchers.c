@@ -161,7 +161,7 @@ a_voucher_is_redeemed_once(void **state)
 }
 
 struct racer {
-	char uid[8];
+	char uid[16];
 	const char *code;
 	long status;
 };
