@@ -246,7 +246,8 @@ answer_privileges(const struct snap *s, const struct snap_account *a, int stale)
 			p = put_num(put_str(p, ",\"held\":"), u.held);
 			p = put_num(put_str(p, ",\"remaining\":"), usage_remaining(an->limit[i], &u));
 			/* an account that was topped up has a paid wallet (wallet.h) */
-			if (usage_get_for(a->uid, def->name, QUOTA_PAID_PERIOD, &w) == 0) {
+			if (usage_any_paid() &&
+			    usage_get_for(a->uid, def->name, QUOTA_PAID_PERIOD, &w) == 0) {
 				p = put_num(put_str(p, ",\"paid\":{\"topped_up\":"), w.credit);
 				p = put_num(put_str(p, ",\"used\":"), w.used);
 				p = put_num(put_str(p, ",\"held\":"), w.held);

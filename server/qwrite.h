@@ -19,7 +19,7 @@
 #define QUOTA_ACCOUNT_MAX	256
 /* The period key of an account's paid wallet (wallet.h): its usage entry
  * is QUOTA@paid, kept across periods. */
-#define QUOTA_PAID_PERIOD	"paid"
+#define QUOTA_PAID_PERIOD	USAGE_PAID_PERIOD
 
 /* Who asks, for which account and quota, against which limit. */
 struct quota_req {

@@ -1,5 +1,6 @@
 /* usage.c - the striped table of quota usage that reads answer from. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,22 @@ usage_get_for(const char *uid, const char *quota, const char *period,
 	return usage_get(key, v);
 }
 
+static atomic_long npaid;	/* keys of paid wallets in the table */
+
+static int
+is_paid(const char *key)
+{
+	size_t n = strlen(key), k = strlen("@" USAGE_PAID_PERIOD);
+
+	return n > k && strcmp(key + n - k, "@" USAGE_PAID_PERIOD) == 0;
+}
+
+int
+usage_any_paid(void)
+{
+	return atomic_load(&npaid) > 0;
+}
+
 int
 usage_put(const char *key, const struct usage_val *v)
 {
@@ -106,6 +123,8 @@ usage_put(const char *key, const struct usage_val *v)
 	strmap_put(&s->map, it->key, it, &failed);
 	if (failed)
 		goto fail;
+	if (is_paid(key))
+		atomic_fetch_add(&npaid, 1);
 	goto out;
 fail:
 	if (it)
@@ -126,6 +145,8 @@ usage_del(const char *key)
 	pthread_mutex_lock(&s->lock);
 	it = strmap_del(&s->map, key);
 	pthread_mutex_unlock(&s->lock);
+	if (it && is_paid(it->key))
+		atomic_fetch_sub(&npaid, 1);
 	if (it)
 		free(it->key);
 	free(it);
@@ -151,6 +172,7 @@ usage_clear(void)
 		strmap_free(&s->map);
 		pthread_mutex_unlock(&s->lock);
 	}
+	atomic_store(&npaid, 0);
 }
 
 size_t

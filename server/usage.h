@@ -32,6 +32,10 @@ long long usage_remaining(long long limit, const struct usage_val *u);
 int usage_get_for(const char *uid, const char *quota, const char *period,
     struct usage_val *v);
 void usage_del(const char *key);
+/* The period of the paid wallets' entries (wallet.h): the table counts them,
+ * so that reads skip looking for a paid wallet where nobody has one. */
+#define USAGE_PAID_PERIOD	"paid"
+int usage_any_paid(void);
 void usage_clear(void);
 size_t usage_count(void);
 

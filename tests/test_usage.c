@@ -140,7 +140,31 @@ ledger_times(void **state)
 	assert_string_equal(out, "2027-01-01T00:00:00Z");
 }
 
+/* The table knows whether anyone has a paid wallet: reads skip the lookup when not. */
+static void
+paid_wallets_are_counted(void **state)
+{
+	struct usage_val v = { 1, 5, 0, 0, "20261204000000.000001Z#000000#000#000000" };
+	char k1[USAGE_KEY_MAX], k2[USAGE_KEY_MAX];
+
+	(void)state;
+	usage_clear();
+	usage_key(k1, "jdoe", "print.pages", "2026T3");
+	usage_put(k1, &v);
+	assert_false(usage_any_paid());
+	usage_key(k2, "jdoe", "print.pages", USAGE_PAID_PERIOD);
+	usage_put(k2, &v);
+	usage_put(k2, &v);	/* again: one key */
+	assert_true(usage_any_paid());
+	usage_del(k2);
+	assert_false(usage_any_paid());
+	usage_put(k2, &v);
+	usage_clear();
+	assert_false(usage_any_paid());
+}
+
 FX_MAIN("usage",
+    cmocka_unit_test(paid_wallets_are_counted),
     cmocka_unit_test(newer_csn_wins),
     cmocka_unit_test(request_ids),
     cmocka_unit_test(named_periods),
