@@ -8,6 +8,7 @@
 #include "conns.h"
 #include "ldpool.h"
 #include "metrics.h"
+#include "publish.h"
 #include "mirror.h"
 #include "pending.h"
 #include "snapshot.h"
@@ -142,5 +143,6 @@ api_metrics(struct req *r)
 	provider_family(extra, sizeof(extra), "privd_ldap_provider_down",
 	    "1 while writes skip that provider.", "gauge", 1);
 	conns_metrics(extra, sizeof(extra));
+	publish_metrics(extra, sizeof(extra));
 	return http_text(r, 200, "text/plain; version=0.0.4", metrics_render(extra));
 }

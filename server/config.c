@@ -473,7 +473,7 @@ parse_priv(struct cfgr *x, const yaml_node_t *k, const yaml_node_t *m,
 	const char *name = ydoc_str(k);
 	static const char *const draw_names[] = { "allowance_first", "paid_first" };
 	int have_type = 0, have_combine = 0, have_period = 0, money = 0, t = 0;
-	const yaml_node_t *where = m, *cur = NULL, *drw = NULL, *ntf = NULL;
+	const yaml_node_t *where = m, *cur = NULL, *drw = NULL, *ntf = NULL, *pub = NULL;
 
 	if (!cfg_name_ok(name, PRIV_NAME_MAX))
 		return cfgr_bad(x, k, name, "privilege name '%.64s': use letters, digits and . _ - :", name);
@@ -503,6 +503,10 @@ parse_priv(struct cfgr *x, const yaml_node_t *k, const yaml_node_t *m,
 			if (cfg_parse_thresholds(x, v, name, pv->notify, &pv->nnotify) != 0)
 				return -1;
 			ntf = pk;
+		} else if (strcmp(ks, "publish") == 0) {
+			if (cfg_parse_publish_as(x, v, name, &pv->publish) != 0)
+				return -1;
+			pub = pk;
 		} else if (strcmp(ks, "draw") == 0) {
 			if (cfgr_pick(x, v, "draw", draw_names, 2, &t) != 0)
 				return -1;
@@ -542,6 +546,9 @@ parse_priv(struct cfgr *x, const yaml_node_t *k, const yaml_node_t *m,
 	if (drw != NULL && pv->type != PRIV_QUOTA)
 		return cfgr_bad(x, drw, name, "privilege %s: draw (allowance_first or paid_first) "
 		    "is only for quotas and money", name);
+	if (pub != NULL && pv->type != PRIV_FLAG && pv->type != PRIV_SET)
+		return cfgr_bad(x, pub, name, "privilege %s: publish (groups, attribute) is only "
+		    "for flags and sets", name);
 	if (have_combine && (pv->type == PRIV_FLAG || pv->type == PRIV_SET))
 		return cfgr_bad(x, where, name, "privilege %s: combine is only for number and quota", name);
 	if (pv->type == PRIV_QUOTA && !have_period)
@@ -759,6 +766,7 @@ set_defaults(struct cfg *c)
 	c->session_ttl_s = 12 * 3600;
 	c->ui_token_ttl_s = 900;
 	cfg_notify_defaults(&c->notify);
+	cfg_publish_defaults(&c->publish);
 	c->reconnect_max_ms = 30000;
 	c->reason_leaf_only = 1;
 	c->ldap_tls_verify = 1;
@@ -769,7 +777,7 @@ static int
 parse_root(struct cfgr *x)
 {
 	yaml_node_t *root = yaml_document_get_root_node(x->doc);
-	int have_ldap = 0, have_privs = 0;
+	int have_ldap = 0, have_privs = 0, any_attr = 0;
 	size_t i;
 
 	if (cfgr_map(x, root, "configuration") != 0)
@@ -793,6 +801,8 @@ parse_root(struct cfgr *x)
 			rc = parse_ui(x, v);
 		else if (strcmp(ks, "notify") == 0)
 			rc = cfg_parse_notify(x, v, x->c->path, &x->c->notify);
+		else if (strcmp(ks, "publish") == 0)
+			rc = cfg_parse_publish(x, v, &x->c->publish);
 		else if (strcmp(ks, "privileges") == 0) {
 			rc = parse_privs(x, v);
 			have_privs = 1;
@@ -819,6 +829,10 @@ parse_root(struct cfgr *x)
 		    "not on %s", x->c->listen_host);
 	if (!have_privs || x->c->nprivs == 0)
 		return cfgr_bad(x, root, "privileges", "%s: missing section (declare at least one privilege)", "privileges");
+	for (i = 0; i < x->c->nprivs; i++)
+		any_attr |= x->c->privs[i].publish & CFG_PUB_ATTRIBUTE;
+	if (cfg_publish_finish(x, root, x->c->base_dn, any_attr, &x->c->publish) != 0)
+		return -1;
 	for (i = 0; i < x->c->nprivs; i++)
 		if (x->c->privs[i].period == PERIOD_TERM && x->c->nterms == 0)
 			return cfgr_bad(x, root, x->c->privs[i].name,
@@ -944,5 +958,6 @@ cfg_free(struct cfg *c)
 		free(c->ui_admins[i]);
 	free(c->ui_admins);
 	cfg_notify_free(&c->notify);
+	cfg_publish_free(&c->publish);
 	free(c);
 }

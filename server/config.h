@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "cfgnotify.h"
+#include "cfgpublish.h"
 #include "err.h"
 
 enum priv_type { PRIV_FLAG, PRIV_SET, PRIV_NUMBER, PRIV_QUOTA };
@@ -29,6 +30,7 @@ struct cfg_priv {
 	int paid_first;		/* draw: the paid wallet before the allowance (wallet.h) */
 	struct cfg_threshold notify[CFG_THRESHOLDS_MAX];	/* notify: [20%, 0] */
 	int nnotify;
+	int publish;		/* CFG_PUB_* bits: flags and sets in the directory */
 	char currency[4];	/* type money: a quota in this currency's minor
 				 * units (money.h); "" for a quota of pages */
 };
@@ -111,6 +113,7 @@ struct cfg {
 	size_t nui_admins;
 
 	struct cfg_notify notify;	/* notices by email: off unless notify.smtp */
+	struct cfg_publish publish;	/* entitlements in the directory (publish.h) */
 };
 
 /* Reads and checks path; on error e has the line and reason. */

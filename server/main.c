@@ -26,6 +26,7 @@
 #include "fault.h"
 #include "log.h"
 #include "notice.h"
+#include "publish.h"
 #include "period.h"
 #include "retention.h"
 #include "snapshot.h"
@@ -44,6 +45,7 @@ usage(FILE *f)
 	    "       privd [-c FILE] --import FILE.yaml [--dry-run]   (again: finishes an interrupted one)\n"
 	    "       privd [-c FILE] --abort-import ID\n"
 	    "       privd [-c FILE] --check-ledger [--repair]\n"
+	    "       privd [-c FILE] --check-entitlements      (exit 0 agree, 1 differ, 3 unreachable)\n"
 	    "       privd [-c FILE] --purge-ledgers             (ledger.retention, now)\n"
 	    "       privd [-c FILE] --check-directory          (preflight: exit 0 ok, 1 fault, 3 unreachable)\n"
 	    "       privd [-c FILE] setup-directory [--dry-run] [--bind-dn DN --bind-password-file F]\n"
@@ -426,6 +428,7 @@ main(int argc, char **argv)
 		{ "abort-import", required_argument, NULL, 'A' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "check-ledger", no_argument, NULL, 'K' },
+		{ "check-entitlements", no_argument, NULL, 'E' },
 		{ "purge-ledgers", no_argument, NULL, 'R' },
 		{ "repair", no_argument, NULL, 'F' },
 		{ "check-directory", no_argument, NULL, 'P' },
@@ -445,7 +448,8 @@ main(int argc, char **argv)
 	struct dirconf_site site = { NULL, NULL };
 	int check_dir = 0, setup_dir = 0;
 	const char *offset;
-	int ch, check = 0, dry_run = 0, check_ledger = 0, purge = 0, fix = 0, sig, rc = 1;
+	int ch, check = 0, dry_run = 0, check_ledger = 0, check_ent = 0, purge = 0, fix = 0;
+	int sig, rc = 1;
 	struct cfg *c = NULL;
 	struct err e;
 	sigset_t set;
@@ -464,6 +468,7 @@ main(int argc, char **argv)
 		case 'A': abort_id = optarg; break;
 		case 'n': dry_run = 1; break;
 		case 'K': check_ledger = 1; break;
+		case 'E': check_ent = 1; break;
 		case 'R': purge = 1; break;
 		case 'F': fix = 1; break;
 		case 'P': check_dir = 1; break;
@@ -571,6 +576,10 @@ main(int argc, char **argv)
 		rc = run_check_ledger(c, fix);
 		goto done;
 	}
+	if (check_ent) {
+		rc = publish_check(c, stdout);
+		goto done;
+	}
 	if (purge) {
 		rc = run_purge(c);
 		goto done;
@@ -607,6 +616,8 @@ main(int argc, char **argv)
 		log_warn("cannot start the thread that mends unlogged writes");
 	if (notice_start(c) != 0)
 		log_warn("cannot start the thread that sends notices");
+	if (publish_start(c) != 0)
+		log_warn("cannot start the thread that publishes entitlements");
 	if (holds_start(c) != 0)
 		log_warn("cannot start the hold expiry thread");
 	if (retention_start(c) != 0)
@@ -629,6 +640,7 @@ main(int argc, char **argv)
 		_exit(0);
 	}
 	holds_stop();
+	publish_stop();
 	notice_stop();
 	mend_stop();
 	retention_stop();

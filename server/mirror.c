@@ -31,6 +31,7 @@ struct mentry {
 	char uuid[33];
 	enum mkind kind;
 	char *key;		/* path, cell name or uid */
+	char *dn;		/* a person's entry, when not UID_ATTR=uid,people_dn */
 	char **vals;		/* grants, membership cell names or a rate card */
 	size_t nvals;
 };
@@ -76,6 +77,7 @@ mentry_free(struct mentry *m)
 
 	if (m == NULL)
 		return;
+	free(m->dn);
 	for (i = 0; i < m->nvals; i++)
 		free(m->vals[i]);
 	free(m->vals);
@@ -151,6 +153,19 @@ read_entry(LDAP *ld, LDAPMessage *msg, int people)
 		if ((m->key = strndup(vals[0]->bv_val, vals[0]->bv_len)) == NULL)
 			goto fail;
 		ldap_value_free_len(vals);
+		/* people in sub-trees (ou=staff,ou=people): the entry's own name,
+		 * for what names them (entitlement groups, publish.h) */
+		{
+			char *usual = dn_child(cfg->uid_attr, m->key, cfg->people_dn);
+
+			if (usual == NULL)
+				goto fail;
+			if (strcasecmp(usual, dn) != 0 && (m->dn = strdup(dn)) == NULL) {
+				free(usual);
+				goto fail;
+			}
+			free(usual);
+		}
 		vals = ldap_get_values_len(ld, msg, "privMembership");
 		for (i = 0; vals && vals[i]; i++) {
 			char *mdn = strndup(vals[i]->bv_val, vals[i]->bv_len);
@@ -298,6 +313,7 @@ mirror_publish(void)
 				nvals = 1;
 			}
 			accts[in.naccounts].uid = m->key;
+			accts[in.naccounts].dn = m->dn;
 			accts[in.naccounts].cells = vals;
 			accts[in.naccounts++].ncells = nvals;
 			break;

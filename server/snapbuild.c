@@ -140,7 +140,7 @@ build_account(struct snap *s, const struct snap_in_account *in,
 {
 	size_t i;
 
-	if ((a->uid = strdup(in->uid)) == NULL)
+	if ((a->uid = strdup(in->uid)) == NULL || (in->dn && (a->dn = strdup(in->dn)) == NULL))
 		return -1;
 	for (i = 0; a->uid[i] && !isupper((unsigned char)a->uid[i]); i++)
 		;

@@ -63,6 +63,7 @@ snap_free(struct snap *s)
 	for (i = 0; i < s->naccounts; i++) {
 		free(s->accounts[i].uid);
 		free(s->accounts[i].fold);
+		free(s->accounts[i].dn);
 		for (p = 0; p < s->accounts[i].ndated; p++)
 			free(s->accounts[i].dated[p]);
 		free(s->accounts[i].dated);

@@ -51,6 +51,7 @@ struct snap_mres {
 struct snap_account {
 	char *uid;		/* as the directory stores it */
 	char *fold;		/* uid in lower case when that differs, else NULL */
+	char *dn;		/* its entry when not UID_ATTR=uid,people_dn, else NULL */
 	char **dated;		/* its dated memberships, in force or not:
 				 * "CELL|FROM|UNTIL" (membership.h) */
 	size_t ndated;
@@ -106,6 +107,7 @@ struct snap_in_cell {
 
 struct snap_in_account {
 	const char *uid;
+	const char *dn;		/* NULL: UID_ATTR=uid,people_dn */
 	const char **cells;	/* membership cell names */
 	size_t ncells;
 };

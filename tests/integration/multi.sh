@@ -37,6 +37,11 @@ fail() {
 			grep -c '^dn:' >&2
 	done
 	for f in "$dir"/privd-*.log; do [ -f "$f" ] && { echo "--- $f" >&2; tail -8 "$f" >&2; }; done
+	# a sanitizer's report anywhere in a log, then the failure again: the
+	# end of the output is what a CI summary shows
+	grep -h -A3 -E 'ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:' "$dir"/privd-*.log >&2 || true
+	[ -n "${PRIVD_KEEP_LOGS:-}" ] && cp "$dir"/privd-*.log "$PRIVD_KEEP_LOGS"/ 2>/dev/null
+	echo "multi.sh: $*" >&2
 	exit 1
 }
 A='Authorization: Bearer dev-admin-5be71f0a48'
