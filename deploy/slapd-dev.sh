@@ -110,6 +110,7 @@ index privSession pres
 index privImportState eq
 index entryUUID eq
 index entryCSN eq
+index member eq
 access to attrs=userPassword
 	by self write
 	by anonymous auth
@@ -129,6 +130,16 @@ access to dn.subtree="ou=usage,ou=privileges,dc=example,dc=edu"
 access to dn.subtree="ou=imports,ou=privileges,dc=example,dc=edu"
 	by dn.exact="cn=privd,dc=example,dc=edu" write
 	by dn.exact="uid=mwhite,ou=people,dc=example,dc=edu" write
+	by * none
+# the published entitlements: read by any bound consumer (SSSD, nslcd,
+# Apache, the IdP), written by privd alone
+access to dn.subtree="ou=entitlements,dc=example,dc=edu"
+	by dn.exact="cn=privd,dc=example,dc=edu" write
+	by users read
+	by * none
+access to dn.subtree="ou=people,dc=example,dc=edu" attrs=privEntitlement
+	by dn.exact="cn=privd,dc=example,dc=edu" write
+	by users read
 	by * none
 access to attrs=privMembership,privMembershipDates
 	by dn.exact="cn=privd,dc=example,dc=edu" write

@@ -26,6 +26,7 @@ static const struct {
 	{ "privImportState", "eq", "the open import" },
 	{ "entryUUID", "eq", "syncprov" },
 	{ "entryCSN", "eq", "syncprov" },
+	{ "member", "eq", "consumers look a person up in the entitlement groups" },
 };
 #define NINDEXES (sizeof(indexes) / sizeof(indexes[0]))
 
@@ -67,7 +68,7 @@ regex_of(const char *dn, char *out, size_t n)
 	out[k] = '\0';
 }
 
-#define NACLS 6
+#define NACLS 8
 
 /*
  * privd's ACLs, placed before the directory's own (i: 0..NACLS-1). privd
@@ -77,7 +78,10 @@ regex_of(const char *dn, char *out, size_t n)
  * - pools' usage (who drew on them) and import records (whole imports,
  *   memberships included): nobody;
  * - the model (trees, cells, grants): any bound user, as before;
- * - privMembership on the person entries: the person only (or nobody).
+ * - privMembership on the person entries: the person only (or nobody);
+ * - the published entitlements (groups and the attribute on people): read
+ *   by any bound user (SSSD, nslcd, Apache and the IdP bind as one), written
+ *   by privd alone, not even by the administrators: they change the model.
  * The last rule leaves everyone else's reads of objectClass to the rules
  * that were there, so anonymous NSS lookups keep working.
  */
@@ -114,6 +118,14 @@ acl(const struct cfg *c, const struct dirconf_site *s, int i, char *out, size_t 
 		snprintf(out, n, "to dn.subtree=\"%s\" attrs=privMembership,privMembershipDates "
 		    "by dn.exact=\"%s\" write by group.exact=\"%s\" write %sby * none",
 		    c->people_dn, who, s->admins, c->ledger_self_read ? "by self read " : "");
+		break;
+	case 5:
+		snprintf(out, n, "to dn.subtree=\"%s\" by dn.exact=\"%s\" write by users read "
+		    "by * none", c->publish.groups_dn, who);
+		break;
+	case 6:
+		snprintf(out, n, "to dn.subtree=\"%s\" attrs=%s by dn.exact=\"%s\" write "
+		    "by users read by * none", c->people_dn, c->publish.attribute, who);
 		break;
 	default:
 		snprintf(out, n, "to dn.subtree=\"%s\" attrs=objectClass by dn.exact=\"%s\" write "
@@ -221,9 +233,15 @@ int
 dirconf_setup(LDAP *ld, const struct cfg *c, int dry_run, FILE *out, struct err *e)
 {
 	size_t i;
+	int publishes = 0;
 
-	for (i = 0; i < NSUBTREE; i++) {
-		char *dn = subtree[i] ? dn_join(subtree[i], c->base_dn) : strdup(c->base_dn);
+	for (i = 0; i < c->nprivs; i++)
+		publishes |= c->privs[i].publish;
+	/* and the entitlements' container, privd's to write, beside the base */
+	for (i = 0; i < NSUBTREE + (publishes != 0); i++) {
+		char *dn = i == NSUBTREE ? strdup(c->publish.groups_dn) :
+		    subtree[i] ? dn_join(subtree[i], c->base_dn) : strdup(c->base_dn);
+		const char *key = i == NSUBTREE ? "publish.groups" : "ldap.base";
 		LDAPDN parsed = NULL;
 		char *oc[] = { "organizationalUnit", NULL }, *ou[] = { NULL, NULL };
 		LDAPMod m1 = { LDAP_MOD_ADD, "objectClass", { oc } }, m2 = { LDAP_MOD_ADD, "ou", { ou } };
@@ -238,9 +256,8 @@ dirconf_setup(LDAP *ld, const struct cfg *c, int dry_run, FILE *out, struct err 
 		    strncasecmp(parsed[0][0]->la_attr.bv_val, "ou", parsed[0][0]->la_attr.bv_len) != 0 ||
 		    parsed[0][0]->la_attr.bv_len != 2) {
 			ldap_dnfree(parsed);
-			err_set(e, ERR_INVALID, 0, "ldap.base", "ldap.base %s: privd creates an "
-			    "ou=NAME entry; create this one yourself, then run setup-directory again",
-			    dn);
+			err_set(e, ERR_INVALID, 0, key, "%s %s: privd creates an ou=NAME entry; "
+			    "create this one yourself, then run setup-directory again", key, dn);
 			free(dn);
 			return -1;
 		}
