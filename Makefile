@@ -117,6 +117,7 @@ integration: $(PRIVD) $(PRIVCTL) $(PRIVCUPS) $(PAMMOD) $(INTEG_BIN) $(B)/bench/p
 	@PRIVD_BIN=$(PRIVD) PRIVCTL_BIN=$(PRIVCTL) PRIVCUPS_BIN=$(PRIVCUPS) tests/integration/cups.sh
 	@PRIVD_BIN=$(PRIVD) PRIVCTL_BIN=$(PRIVCTL) PAMMOD=$(PAMMOD) tests/integration/pam.sh
 	@PRIVD_BIN=$(PRIVD) tests/integration/multi.sh
+	@PRIVD_BIN=$(PRIVD) tests/integration/consumers.sh
 	@PRIVD_BIN=$(PRIVD) tests/integration/jepsen.sh
 	@PRIVD_BIN=$(PRIVD) tests/integration/ui.sh
 	@tests/integration/install.sh

@@ -9,7 +9,7 @@ libyaml-dev libcmocka-dev libjansson-dev libcurl4-openssl-dev nettle-dev
 libgnutls28-dev valgrind curl wrk openssl
 cups cups-daemon cups-client cups-ipp-utils cups-filters libcups2-dev
 libcupsimage2-dev libqpdf-dev qpdf ghostscript dbus-daemon socat jq
-libpam0g-dev pamtester libpam-wrapper python3 python3-aiosmtpd chromium iproute2"
+libpam0g-dev pamtester libpam-wrapper python3 python3-aiosmtpd chromium iproute2 apache2"
 [ "${1:-}" = "--bench" ] && PKGS="$PKGS linux-perf"
 [ "${1:-}" = "--fuzz" ] && PKGS="$PKGS clang"
 
@@ -33,6 +33,13 @@ fi
 echo "privd: installing$missing" >&2
 echo 'slapd slapd/no_configuration boolean true' | debconf-set-selections
 export DEBIAN_FRONTEND=noninteractive
+# no system service started by an install (apache2 on port 80): the tests
+# start their own on loopback
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+	printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
+	chmod 755 /usr/sbin/policy-rc.d
+	trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+fi
 apt-get update -qq >/dev/null
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $missing >/dev/null
