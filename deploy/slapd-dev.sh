@@ -90,6 +90,9 @@ $(accesslog_module)
 $(server_id)
 sizelimit unlimited
 timelimit unlimited
+# published groups hold thousands of members: kept sorted, a value is
+# found by a binary search, not compared with every other
+sortvals member
 loglevel none
 $(tls_conf)
 

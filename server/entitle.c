@@ -290,6 +290,7 @@ diff_one(const char *group, const char *uid, const char *dn, const struct ent_li
 	ch.ndel = del.n;
 	ch.create = group != NULL && h == NULL;
 	ch.remove = group != NULL && (w == NULL || w->n == 0);
+	ch.fresh = group == NULL && (h == NULL || h->n == 0);
 	if (ch.create && ch.remove)
 		goto done;	/* nothing there, nothing wanted */
 	rc = fn(&ch, arg);

@@ -59,6 +59,7 @@ struct ent_change {
 	size_t ndel;
 	int create;		/* a group that does not exist yet */
 	int remove;		/* a group left with no member */
+	int fresh;		/* a person holding no value of privd's yet */
 };
 
 /*

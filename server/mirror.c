@@ -102,17 +102,38 @@ mirror_forget(const char *uuid)
 	mentry_free(strmap_del(&mirror, uuid));
 }
 
-static void
+static int
+same_entry(const struct mentry *a, const struct mentry *b)
+{
+	size_t i;
+
+	if (a->kind != b->kind || strcmp(a->key, b->key) != 0 || a->nvals != b->nvals ||
+	    (a->dn == NULL) != (b->dn == NULL) || (a->dn && strcmp(a->dn, b->dn) != 0))
+		return 0;
+	for (i = 0; i < a->nvals; i++)
+		if (strcmp(a->vals[i], b->vals[i]) != 0)
+			return 0;
+	return 1;
+}
+
+/* Keeps m under its uuid: 1 when that changes what the mirror holds, 0 when not. */
+static int
 mirror_keep(struct mentry *m)
 {
+	const struct mentry *old = strmap_get(&mirror, m->uuid);
 	int failed;
 
+	if (old != NULL && same_entry(old, m)) {
+		mentry_free(m);
+		return 0;
+	}
 	mirror_forget(m->uuid);
 	strmap_put(&mirror, m->uuid, m, &failed);
 	if (failed) {
 		log_warn("sync: out of memory; dropping an entry");
 		mentry_free(m);
 	}
+	return 1;
 }
 
 static int
@@ -232,17 +253,17 @@ fail:
 }
 
 
-void
+int
 mirror_entry(LDAP *ld, LDAPMessage *msg, int people, const char *uuid)
 {
 	struct mentry *m = read_entry(ld, msg, people);
 
 	if (m == NULL) {
 		mirror_forget(uuid);
-		return;
+		return 1;
 	}
 	snprintf(m->uuid, sizeof(m->uuid), "%s", uuid);
-	mirror_keep(m);
+	return mirror_keep(m);
 }
 
 int

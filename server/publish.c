@@ -272,11 +272,25 @@ fail:
 
 /* --- writing the differences --- */
 
+/* a person's modify in flight: people are many, so up to WINDOW at once */
+#define WINDOW 32
+
+struct inflight {
+	int msgid;
+	const char *dn;		/* borrowed from the states, alive for the pass */
+	char **add;		/* NULL-terminated copies of the change's arrays */
+	char **del;
+	int with_class;
+};
+
 struct writer {
 	LDAP *ld;
 	int checking;		/* --check-entitlements: say, do not write */
 	FILE *out;
 	size_t changes;
+	struct inflight win[WINDOW];
+	int n;			/* of win in flight */
+	int failed;
 };
 
 /* values [from, from + CHUNK) of v (n in all), NULL-terminated in buf */
@@ -351,45 +365,127 @@ done:
 }
 
 static int
-write_person(struct writer *w, const struct ent_change *ch)
+send_person(struct writer *w, struct inflight *f)
 {
-	char **a = calloc(ch->nadd + 1, sizeof(char *)), **d = calloc(ch->ndel + 1, sizeof(char *));
 	char *oc[] = { cfg->publish.object_class, NULL };
 	LDAPMod moc = { LDAP_MOD_ADD, "objectClass", { oc } };
-	LDAPMod ma = { LDAP_MOD_ADD, cfg->publish.attribute, { a } };
-	LDAPMod md = { LDAP_MOD_DELETE, cfg->publish.attribute, { d } };
+	LDAPMod ma = { LDAP_MOD_ADD, cfg->publish.attribute, { f->add } };
+	LDAPMod md = { LDAP_MOD_DELETE, cfg->publish.attribute, { f->del } };
 	LDAPMod *mods[4];
-	int rc = LDAP_NO_MEMORY, k = 0, with_class;
+	int k = 0;
 
-	if (a == NULL || d == NULL)
-		goto done;
-	memcpy(a, ch->add, ch->nadd * sizeof(char *));
-	memcpy(d, ch->del, ch->ndel * sizeof(char *));
-	/* the class that allows the attribute, added the first time only */
-	for (with_class = 0; with_class < 2; with_class++) {
-		k = 0;
-		if (with_class)
-			mods[k++] = &moc;
-		if (ch->nadd)
-			mods[k++] = &ma;
-		if (ch->ndel)
-			mods[k++] = &md;
-		mods[k] = NULL;
-		rc = ldap_modify_ext_s(w->ld, ch->dn, mods, NULL, NULL);
-		atomic_fetch_add(&m_writes, 1);
-		if (rc != LDAP_OBJECT_CLASS_VIOLATION || ch->nadd == 0)
-			break;
+	if (f->with_class)
+		mods[k++] = &moc;
+	if (f->add[0])
+		mods[k++] = &ma;
+	if (f->del[0])
+		mods[k++] = &md;
+	mods[k] = NULL;
+	atomic_fetch_add(&m_writes, 1);
+	return ldap_modify_ext(w->ld, f->dn, mods, NULL, NULL, &f->msgid);
+}
+
+static void
+done_person(struct writer *w, int k)
+{
+	free(w->win[k].add);
+	free(w->win[k].del);
+	w->win[k] = w->win[--w->n];
+}
+
+/*
+ * Takes one answer of the modifies in flight. The class that allows the
+ * attribute goes with a person's first value (one write, not a refused one
+ * and a second); when that guess was wrong the modify is sent again the
+ * other way. -1 when the directory did not answer.
+ */
+static int
+reap(struct writer *w)
+{
+	struct timeval tv = { cfg->ldap_timeout_s, 0 };
+	LDAPMessage *res = NULL;
+	int rc, err = LDAP_OTHER, k;
+
+	rc = ldap_result(w->ld, LDAP_RES_ANY, LDAP_MSG_ALL, &tv, &res);
+	if (rc <= 0) {
+		ldap_msgfree(res);
+		log_warn("publish: the directory did not answer %d modifies", w->n);
+		while (w->n > 0)
+			done_person(w, 0);
+		w->failed = 1;
+		return -1;
 	}
-	if (rc == LDAP_NO_SUCH_OBJECT && ch->nadd == 0)
-		rc = LDAP_SUCCESS;	/* the person is gone, and their values with them */
-done:
-	if (rc != LDAP_SUCCESS)
-		log_warn("publish: %s %s: %s%s", ch->dn, cfg->publish.attribute, ldap_err2string(rc),
-		    rc == LDAP_UNDEFINED_TYPE ? " (load privd's schema, or the eduPerson schema "
-		    "for eduPersonEntitlement)" : "");
-	free(a);
-	free(d);
-	return rc;
+	for (k = 0; k < w->n && w->win[k].msgid != ldap_msgid(res); k++)
+		;
+	ldap_parse_result(w->ld, res, &err, NULL, NULL, NULL, NULL, 1);
+	if (k == w->n)
+		return 0;
+	if ((w->win[k].with_class && err == LDAP_TYPE_OR_VALUE_EXISTS) ||
+	    (!w->win[k].with_class && err == LDAP_OBJECT_CLASS_VIOLATION && w->win[k].add[0])) {
+		w->win[k].with_class = !w->win[k].with_class;
+		if (send_person(w, &w->win[k]) == LDAP_SUCCESS)
+			return 0;
+		err = LDAP_SERVER_DOWN;
+	}
+	if (err == LDAP_NO_SUCH_OBJECT && w->win[k].add[0] == NULL)
+		err = LDAP_SUCCESS;	/* the person is gone, and their values with them */
+	if (err != LDAP_SUCCESS) {
+		log_warn("publish: %s %s: %s%s", w->win[k].dn, cfg->publish.attribute,
+		    ldap_err2string(err), err == LDAP_UNDEFINED_TYPE ? " (load privd's schema, or "
+		    "the eduPerson schema for eduPersonEntitlement)" : "");
+		w->failed = 1;
+	}
+	done_person(w, k);
+	return 0;
+}
+
+static char **
+copy_ptrs(char **v, size_t n)
+{
+	char **c = calloc(n + 1, sizeof(*c));
+
+	if (c != NULL && n > 0)
+		memcpy(c, v, n * sizeof(*c));
+	return c;
+}
+
+/* Sends a person's change; its answer is taken later (reap). */
+static int
+write_person(struct writer *w, const struct ent_change *ch)
+{
+	struct inflight *f;
+
+	while (w->n == WINDOW)
+		if (reap(w) != 0)
+			return LDAP_SERVER_DOWN;
+	if (w->failed)
+		return LDAP_OTHER;
+	f = &w->win[w->n];
+	memset(f, 0, sizeof(*f));
+	f->dn = ch->dn;
+	f->with_class = ch->fresh && ch->nadd > 0;
+	if ((f->add = copy_ptrs(ch->add, ch->nadd)) == NULL ||
+	    (f->del = copy_ptrs(ch->del, ch->ndel)) == NULL) {
+		free(f->add);
+		return LDAP_NO_MEMORY;
+	}
+	w->n++;
+	if (send_person(w, f) != LDAP_SUCCESS) {
+		done_person(w, w->n - 1);
+		w->failed = 1;
+		return LDAP_SERVER_DOWN;
+	}
+	return LDAP_SUCCESS;
+}
+
+/* Waits for every modify in flight: 0 when all landed. */
+static int
+drain(struct writer *w)
+{
+	while (w->n > 0)
+		if (reap(w) != 0)
+			break;
+	return w->failed ? -1 : 0;
 }
 
 static void
@@ -463,7 +559,7 @@ step(LDAP *ld)
 	time_t now = time(NULL);
 	const struct snap *s;
 	struct ent_state want;
-	struct writer w = { ld, 0, NULL, 0 };
+	struct writer w = { .ld = ld };
 	struct err e;
 	uint64_t gen;
 	long long t0;
@@ -518,7 +614,8 @@ step(LDAP *ld)
 	snap_leave(ticket);
 	if (r != 0)
 		return;
-	if (ent_diff(&have, &want, apply, &w) != 0) {
+	if (ent_diff(&have, &want, apply, &w) != 0 || drain(&w) != 0) {
+		drain(&w);
 		/* the directory is not what we thought (or went away): read it again */
 		atomic_fetch_add(&m_failures, 1);
 		ent_free(&want);
@@ -680,7 +777,7 @@ int
 publish_check(const struct cfg *c, FILE *out)
 {
 	struct ent_state want, held;
-	struct writer w = { NULL, 1, out, 0 };
+	struct writer w = { .checking = 1, .out = out };
 	const struct snap *s;
 	struct err e;
 	int ticket, rc = 3, any = 0, built;

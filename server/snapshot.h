@@ -107,9 +107,9 @@ struct snap_in_cell {
 
 struct snap_in_account {
 	const char *uid;
-	const char *dn;		/* NULL: UID_ATTR=uid,people_dn */
 	const char **cells;	/* membership cell names */
 	size_t ncells;
+	const char *dn;		/* NULL: UID_ATTR=uid,people_dn */
 };
 
 struct snap_input {

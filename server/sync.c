@@ -68,6 +68,7 @@ static pthread_mutex_t csnlock = PTHREAD_MUTEX_INITIALIZER;
 static char published_csn[2][CSN_MAX];
 static struct strmap usage_ids;	/* entryUUID -> usage key, for deletes */
 static unsigned long events;
+static int csn_moved;		/* an entry's CSN moved and nothing else */
 
 enum stream { ST_PRIVILEGES, ST_PEOPLE, ST_USAGE };
 
@@ -275,7 +276,6 @@ on_entry(struct follower *f, LDAPMessage *msg, enum stream stream)
 			usage_forget(key);
 		goto done;
 	}
-	events++;
 	note_entry_csn(f, msg);
 	switch (st) {
 	case LDAP_SYNC_ADD:
@@ -287,14 +287,22 @@ on_entry(struct follower *f, LDAPMessage *msg, enum stream stream)
 			if (rec)
 				pending_put(f->ld, msg, key, dn);
 			ldap_memfree(dn);
-			if (rec)
+			if (rec) {
+				events++;
 				break;
+			}
 		}
-		/* gone when no longer something privd follows (or unreadable) */
-		mirror_entry(f->ld, msg, stream == ST_PEOPLE, key);
+		/* gone when no longer something privd follows (or unreadable);
+		 * the same as before (privd's own entitlement values on a
+		 * person): nothing to build, only the CSN to own up to */
+		if (mirror_entry(f->ld, msg, stream == ST_PEOPLE, key))
+			events++;
+		else
+			csn_moved = 1;
 		break;
 	}
 	case LDAP_SYNC_DELETE:
+		events++;
 		mirror_forget(key);
 		pending_forget(key);
 		break;
@@ -613,6 +621,11 @@ follow(void)
 			set_error("");
 			log_info("sync: following %s and %s", cfg->base_dn, cfg->people_dn);
 			continue;
+		}
+		/* the snapshot already holds what those entries say */
+		if (live && events == seen && dirty_since == 0 && csn_moved && !hold) {
+			publish_csns(&fp, &fa);
+			csn_moved = 0;
 		}
 		if (live && events != seen) {
 			if (dirty_since == 0)

@@ -120,7 +120,7 @@ the_snapshot_judges_at_its_moment(void **state)
 	assert_int_equal(s->next_change, 0);
 	snap_free(s);
 	{
-		struct snap_in_account in[1];
+		struct snap_in_account in[1] = { { 0 } };
 		const char *m[] = { "student/undergrad@eng|-|20000101000000Z",
 		    "staff/academic@eng|20000101000000Z|29991231000000Z",
 		    "staff/academic@eng/cse|29991231000000Z|-" };
