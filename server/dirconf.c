@@ -152,7 +152,9 @@ print_conf(const struct cfg *c, const struct dirconf_site *s, FILE *f)
 	int k;
 
 	fprintf(f, "# privd's part of slapd.conf (privd --directory-config slapd.conf).\n"
-	    "# Global section:\ninclude /etc/ldap/schema/privd.schema\nmoduleload syncprov\n\n"
+	    "# Global section:\ninclude /etc/ldap/schema/privd.schema\nmoduleload syncprov\n"
+	    "# published entitlement groups hold thousands of members: kept sorted\n"
+	    "sortvals member\n\n"
 	    "# In the database section holding %s and %s,\n"
 	    "# the access lines before the database's own:\n", c->base_dn, c->people_dn);
 	for (i = 0; i < NINDEXES; i++)
@@ -184,6 +186,9 @@ print_ldif(const struct cfg *c, const struct dirconf_site *s, FILE *f)
 	    "# exists\"). Database: %s.\n\n", s->database);
 	fprintf(f, "# 1. the syncprov module\ndn: cn=module{0},cn=config\nchangetype: modify\n"
 	    "add: olcModuleLoad\nolcModuleLoad: syncprov\n\n");
+	fprintf(f, "# 1b. published entitlement groups hold thousands of members: kept sorted\n"
+	    "#     (where olcSortVals is set already, add member to its list by hand)\n"
+	    "dn: cn=config\nchangetype: modify\nadd: olcSortVals\nolcSortVals: member\n\n");
 	for (i = 0; i < NINDEXES; i++)
 		fprintf(f, "# 2.%zu index: %s\ndn: %s\nchangetype: modify\nadd: olcDbIndex\n"
 		    "olcDbIndex: %s %s\n\n", i + 1, indexes[i].why, s->database, attr_of(c, i),
