@@ -141,6 +141,17 @@ cfg_name_ok(const char *s, size_t max)
 }
 
 int
+cfg_publishes(const struct cfg *c)
+{
+	size_t i;
+	int bits = 0;
+
+	for (i = 0; i < c->nprivs; i++)
+		bits |= c->privs[i].publish;
+	return bits;
+}
+
+int
 cfg_priv_find(const struct cfg *c, const char *name)
 {
 	size_t i;
@@ -777,7 +788,7 @@ static int
 parse_root(struct cfgr *x)
 {
 	yaml_node_t *root = yaml_document_get_root_node(x->doc);
-	int have_ldap = 0, have_privs = 0, any_attr = 0;
+	int have_ldap = 0, have_privs = 0;
 	size_t i;
 
 	if (cfgr_map(x, root, "configuration") != 0)
@@ -829,9 +840,8 @@ parse_root(struct cfgr *x)
 		    "not on %s", x->c->listen_host);
 	if (!have_privs || x->c->nprivs == 0)
 		return cfgr_bad(x, root, "privileges", "%s: missing section (declare at least one privilege)", "privileges");
-	for (i = 0; i < x->c->nprivs; i++)
-		any_attr |= x->c->privs[i].publish & CFG_PUB_ATTRIBUTE;
-	if (cfg_publish_finish(x, root, x->c->base_dn, any_attr, &x->c->publish) != 0)
+	if (cfg_publish_finish(x, root, x->c->base_dn, cfg_publishes(x->c) & CFG_PUB_ATTRIBUTE,
+	    &x->c->publish) != 0)
 		return -1;
 	for (i = 0; i < x->c->nprivs; i++)
 		if (x->c->privs[i].period == PERIOD_TERM && x->c->nterms == 0)

@@ -128,6 +128,8 @@ int cfg_loopback(const char *host);
 
 /* Index of the privilege called name, or -1. */
 int cfg_priv_find(const struct cfg *c, const char *name);
+/* The CFG_PUB_* bits some privilege publishes with (0: none publishes). */
+int cfg_publishes(const struct cfg *c);
 /* Checks a privilege name or set element: [a-z0-9][a-z0-9._-]* style. */
 int cfg_name_ok(const char *s, size_t max);
 

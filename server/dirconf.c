@@ -235,42 +235,49 @@ dirconf_print(const struct cfg *c, const struct dirconf_site *s, const char *for
 /* ---- setup-directory ---- */
 
 int
+dirconf_add_ou(LDAP *ld, const char *dn, int dry_run)
+{
+	LDAPDN parsed = NULL;
+	char *oc[] = { "organizationalUnit", NULL }, *ou[] = { NULL, NULL };
+	LDAPMod m1 = { LDAP_MOD_ADD, "objectClass", { oc } }, m2 = { LDAP_MOD_ADD, "ou", { ou } };
+	LDAPMod *mods[] = { &m1, &m2, NULL };
+	char val[256];
+
+	if (ldap_str2dn(dn, &parsed, LDAP_DN_FORMAT_LDAPV3) != LDAP_SUCCESS ||
+	    parsed == NULL || parsed[0] == NULL ||
+	    strncasecmp(parsed[0][0]->la_attr.bv_val, "ou", parsed[0][0]->la_attr.bv_len) != 0 ||
+	    parsed[0][0]->la_attr.bv_len != 2) {
+		ldap_dnfree(parsed);
+		return LDAP_INVALID_DN_SYNTAX;
+	}
+	snprintf(val, sizeof(val), "%.*s", (int)parsed[0][0]->la_value.bv_len,
+	    parsed[0][0]->la_value.bv_val);
+	ldap_dnfree(parsed);
+	ou[0] = val;
+	return dry_run ? LDAP_SUCCESS : ldap_add_ext_s(ld, dn, mods, NULL, NULL);
+}
+
+int
 dirconf_setup(LDAP *ld, const struct cfg *c, int dry_run, FILE *out, struct err *e)
 {
 	size_t i;
-	int publishes = 0;
 
-	for (i = 0; i < c->nprivs; i++)
-		publishes |= c->privs[i].publish;
 	/* and the entitlements' container, privd's to write, beside the base */
-	for (i = 0; i < NSUBTREE + (publishes != 0); i++) {
+	for (i = 0; i < NSUBTREE + (cfg_publishes(c) != 0); i++) {
 		char *dn = i == NSUBTREE ? strdup(c->publish.groups_dn) :
 		    subtree[i] ? dn_join(subtree[i], c->base_dn) : strdup(c->base_dn);
 		const char *key = i == NSUBTREE ? "publish.groups" : "ldap.base";
-		LDAPDN parsed = NULL;
-		char *oc[] = { "organizationalUnit", NULL }, *ou[] = { NULL, NULL };
-		LDAPMod m1 = { LDAP_MOD_ADD, "objectClass", { oc } }, m2 = { LDAP_MOD_ADD, "ou", { ou } };
-		LDAPMod *mods[] = { &m1, &m2, NULL };
-		char val[256];
 		int rc;
 
 		if (dn == NULL)
 			return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
-		if (ldap_str2dn(dn, &parsed, LDAP_DN_FORMAT_LDAPV3) != LDAP_SUCCESS ||
-		    parsed == NULL || parsed[0] == NULL ||
-		    strncasecmp(parsed[0][0]->la_attr.bv_val, "ou", parsed[0][0]->la_attr.bv_len) != 0 ||
-		    parsed[0][0]->la_attr.bv_len != 2) {
-			ldap_dnfree(parsed);
+		rc = dirconf_add_ou(ld, dn, dry_run);
+		if (rc == LDAP_INVALID_DN_SYNTAX) {
 			err_set(e, ERR_INVALID, 0, key, "%s %s: privd creates an ou=NAME entry; "
 			    "create this one yourself, then run setup-directory again", key, dn);
 			free(dn);
 			return -1;
 		}
-		snprintf(val, sizeof(val), "%.*s", (int)parsed[0][0]->la_value.bv_len,
-		    parsed[0][0]->la_value.bv_val);
-		ldap_dnfree(parsed);
-		ou[0] = val;
-		rc = dry_run ? LDAP_SUCCESS : ldap_add_ext_s(ld, dn, mods, NULL, NULL);
 		if (rc == LDAP_ALREADY_EXISTS)
 			fprintf(out, "= %s (there already)\n", dn);
 		else if (rc == LDAP_SUCCESS)

@@ -26,6 +26,12 @@ int dirconf_print(const struct cfg *c, const struct dirconf_site *s, const char 
 /* Creates privd's subtree (base, ou=reasons, ou=organisations, ou=cells,
  * ou=usage, ou=imports) as far as it is missing; on ld. 0, or -1 with e. */
 int dirconf_setup(LDAP *ld, const struct cfg *c, int dry_run, FILE *out, struct err *e);
+/*
+ * Adds the organizationalUnit dn names (its first RDN must be ou=NAME):
+ * the LDAP result, LDAP_SUCCESS without writing under dry_run, and
+ * LDAP_INVALID_DN_SYNTAX when dn is no ou=NAME.
+ */
+int dirconf_add_ou(LDAP *ld, const char *dn, int dry_run);
 
 /*
  * The preflight: bind, schema, subtree, syncprov, privd's writes, size

@@ -110,13 +110,13 @@ ent_add_member(struct ent_state *st, const char *cn, const char *dn)
 int
 ent_add_value(struct ent_state *st, const char *uid, const char *dn, const char *val)
 {
-	char key[256];
+	char key[512];
 	struct ent_person *p;
-	size_t i;
 
-	for (i = 0; uid[i] && i + 1 < sizeof(key); i++)
-		key[i] = (char)((uid[i] >= 'A' && uid[i] <= 'Z') ? uid[i] - 'A' + 'a' : uid[i]);
-	key[i] = '\0';
+	/* keyed as the snapshot keys accounts; a uid longer than any account's
+	 * key names no account privd serves */
+	if (snap_fold_uid(uid, key, sizeof(key)) != 0)
+		return 0;
 	if ((p = slot(&st->people, key, sizeof(*p))) == NULL)
 		return -1;
 	if (p->dn == NULL && (p->dn = strdup(dn)) == NULL)
@@ -216,11 +216,10 @@ done:
 int
 ent_from_snap(const struct cfg *c, const struct snap *s, struct ent_state *out)
 {
-	size_t i, p, any = 0;
+	size_t i, p;
+	int any = cfg_publishes(c) != 0;
 
 	ent_init(out);
-	for (p = 0; p < c->nprivs; p++)
-		any |= c->privs[p].publish != 0;
 	for (i = 0; any && i < s->naccounts; i++) {
 		const struct snap_account *a = &s->accounts[i];
 		char *dn = a->dn ? NULL : dn_child(c->uid_attr, a->uid, c->people_dn);

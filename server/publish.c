@@ -11,12 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <ldap.h>
 
+#include "dirconf.h"
 #include "dn.h"
 #include "entitle.h"
 #include "err.h"
@@ -26,6 +26,7 @@
 #include "publish.h"
 #include "snapshot.h"
 #include "sync.h"
+#include "wop.h"
 
 #define HOME_KEY	"entitlements"	/* the lease and every write on one provider */
 #define LEASE_CN	"privd publisher"	/* a space: never a privilege's name */
@@ -65,21 +66,31 @@ now_ms(void)
 static int
 ensure_container(LDAP *ld)
 {
-	char *oc[] = { "organizationalUnit", NULL }, *ouv[2] = { NULL, NULL };
-	LDAPMod moc = { LDAP_MOD_ADD, "objectClass", { oc } };
-	LDAPMod mou = { LDAP_MOD_ADD, "ou", { ouv } };
-	LDAPMod *mods[] = { &moc, &mou, NULL };
-	char ou[256];
+	int rc = dirconf_add_ou(ld, cfg->publish.groups_dn, 0);
+
+	return rc == LDAP_ALREADY_EXISTS ? LDAP_SUCCESS : rc;
+}
+
+/*
+ * Moves the lease's holder value from old to new in one modify, as notices
+ * move their state: the delete of old fails (LDAP_NO_SUCH_ATTRIBUTE) when
+ * another privd changed it since it was read. The LDAP result.
+ */
+static int
+swap_holder(LDAP *ld, const char *old, const char *new)
+{
+	struct wop o;
 	int rc;
 
-	/* its own name: ou=entitlements,... -> entitlements */
-	if (strncasecmp(cfg->publish.groups_dn, "ou=", 3) != 0)
-		return LDAP_NO_SUCH_OBJECT;	/* another kind of container: the site makes it */
-	snprintf(ou, sizeof(ou), "%.*s", (int)strcspn(cfg->publish.groups_dn + 3, ","),
-	    cfg->publish.groups_dn + 3);
-	ouv[0] = ou;
-	rc = ldap_add_ext_s(ld, cfg->publish.groups_dn, mods, NULL, NULL);
-	return rc == LDAP_ALREADY_EXISTS ? LDAP_SUCCESS : rc;
+	memset(&o, 0, sizeof(o));
+	o.dn = lease_dn;
+	if (wop_mod(&o, LDAP_MOD_DELETE, "privLeaseHolder", "%s", old) != 0 ||
+	    wop_mod(&o, LDAP_MOD_ADD, "privLeaseHolder", "%s", new) != 0)
+		rc = LDAP_NO_MEMORY;
+	else
+		rc = wop_run(ld, &o);
+	wop_free(&o);
+	return rc;
 }
 
 /*
@@ -96,7 +107,6 @@ lease(LDAP *ld, time_t now)
 	LDAPMod mh = { LDAP_MOD_ADD, "privLeaseHolder", { hv } };
 	LDAPMod *add[] = { &moc, &mcn, &mh, NULL };
 	LDAPMessage *res = NULL, *m;
-	LDAPControl *ctl = NULL, *ctls[2] = { NULL, NULL };
 	long long until = 0;
 	struct err e;
 	int rc, found;
@@ -114,33 +124,13 @@ lease(LDAP *ld, time_t now)
 		if (strcmp(who, me) != 0 && until >= (long long)now)
 			return 0;
 		/* ours, or lapsed: swap it, if it is still what we read */
-		{
-			char *filter = NULL;
-			struct berval bv = { strlen(cur), cur }, ev = { 0, NULL };
-			char *rv[] = { want, NULL };
-			LDAPMod mr = { LDAP_MOD_REPLACE, "privLeaseHolder", { rv } };
-			LDAPMod *mods[] = { &mr, NULL };
-
-			if (ldap_bv2escaped_filter_value(&bv, &ev) != 0)
-				return -1;
-			rc = asprintf(&filter, "(privLeaseHolder=%s)", ev.bv_val);
-			ber_memfree(ev.bv_val);
-			if (rc < 0)
-				return -1;
-			rc = ldap_create_assertion_control(ld, filter, 1, &ctl);
-			free(filter);
-			if (rc != LDAP_SUCCESS)
-				return -1;
-			ctls[0] = ctl;
-			rc = ldap_modify_ext_s(ld, lease_dn, mods, ctls, NULL);
-			ldap_control_free(ctl);
-			if (rc == LDAP_SUCCESS)
-				return 1;
-			if (rc == LDAP_ASSERTION_FAILED || rc == LDAP_NO_SUCH_ATTRIBUTE)
-				return 0;
-			log_warn("publish: cannot renew the lease %s: %s", lease_dn, ldap_err2string(rc));
-			return -1;
-		}
+		rc = swap_holder(ld, cur, want);
+		if (rc == LDAP_SUCCESS)
+			return 1;
+		if (rc == LDAP_NO_SUCH_ATTRIBUTE)
+			return 0;
+		log_warn("publish: cannot renew the lease %s: %s", lease_dn, ldap_err2string(rc));
+		return -1;
 	}
 	if (res != NULL)
 		ldap_msgfree(res);
@@ -167,20 +157,11 @@ lease(LDAP *ld, time_t now)
 static void
 release(LDAP *ld)
 {
-	char v[200], *rv[] = { v, NULL };
-	LDAPMod mr = { LDAP_MOD_REPLACE, "privLeaseHolder", { rv } };
-	LDAPMod *mods[] = { &mr, NULL };
-	char filter[300];
-	LDAPControl *ctl = NULL, *ctls[2] = { NULL, NULL };
+	char held[200], none[200];
 
-	snprintf(v, sizeof(v), "%s 0", me);
-	/* me holds no filter specials: host names, digits, : and - */
-	snprintf(filter, sizeof(filter), "(privLeaseHolder=%s %lld)", me, (long long)lease_until);
-	if (ldap_create_assertion_control(ld, filter, 1, &ctl) != LDAP_SUCCESS)
-		return;
-	ctls[0] = ctl;
-	ldap_modify_ext_s(ld, lease_dn, mods, ctls, NULL);
-	ldap_control_free(ctl);
+	snprintf(held, sizeof(held), "%s %lld", me, (long long)lease_until);
+	snprintf(none, sizeof(none), "%s 0", me);
+	swap_holder(ld, held, none);
 }
 
 /* --- reading what the directory holds --- */
@@ -705,12 +686,7 @@ init(const struct cfg *c)
 int
 publish_start(const struct cfg *c)
 {
-	size_t i;
-	int any = 0;
-
-	for (i = 0; i < c->nprivs; i++)
-		any |= c->privs[i].publish;
-	if (!any)
+	if (!cfg_publishes(c))
 		return 0;
 	if (init(c) != 0)
 		return -1;
@@ -780,11 +756,8 @@ publish_check(const struct cfg *c, FILE *out)
 	struct writer w = { .checking = 1, .out = out };
 	const struct snap *s;
 	struct err e;
-	int ticket, rc = 3, any = 0, built;
-	size_t i;
+	int ticket, rc = 3, built;
 
-	for (i = 0; i < c->nprivs; i++)
-		any |= c->privs[i].publish;
 	if (init(c) != 0)
 		return 3;
 	memset(&e, 0, sizeof(e));
@@ -815,7 +788,7 @@ publish_check(const struct cfg *c, FILE *out)
 	ent_diff(&held, &want, apply, &w);
 	fprintf(out, "%s: %zu values wanted, %zu held, %zu entries differ%s\n",
 	    w.changes ? "FAILED" : "ok", want.values, held.values, w.changes,
-	    any ? "" : " (no privilege says publish:)");
+	    cfg_publishes(c) ? "" : " (no privilege says publish:)");
 	rc = w.changes ? 1 : 0;
 	ent_free(&want);
 	ent_free(&held);
