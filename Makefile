@@ -17,7 +17,7 @@ VALGRIND ?= valgrind -q --error-exitcode=99 --leak-check=full \
 
 CFLAGS	= -std=c11 -Wall -Wextra -Werror $(OPT) $(SAN) -D_GNU_SOURCE -MMD -MP -Iserver
 LDFLAGS	= $(SAN)
-LIBS	= -lldap -llber -lmicrohttpd -lyaml -ljansson -lnettle -lcurl -lpthread
+LIBS	= -lldap -llber -lmicrohttpd -lyaml -ljansson -lnettle -lcurl -lsystemd -lpthread
 
 ifeq ($(B),build/release)
 PRIVD	= server/privd
@@ -114,6 +114,7 @@ integration: $(PRIVD) $(PRIVCTL) $(PRIVCUPS) $(PAMMOD) $(INTEG_BIN) $(B)/bench/p
 	@set -e; for t in $(INTEG_BIN); do PRIVD_BIN=$(PRIVD) PRIVCTL_BIN=$(PRIVCTL) \
 		POPULATION_BIN=$(B)/bench/population $$t; done
 	@PRIVD_BIN=$(PRIVD) tests/integration/directory.sh
+	@PRIVD_BIN=$(PRIVD) tests/integration/daemon.sh
 	@PRIVD_BIN=$(PRIVD) PRIVCTL_BIN=$(PRIVCTL) PRIVCUPS_BIN=$(PRIVCUPS) tests/integration/cups.sh
 	@PRIVD_BIN=$(PRIVD) PRIVCTL_BIN=$(PRIVCTL) PAMMOD=$(PAMMOD) tests/integration/pam.sh
 	@PRIVD_BIN=$(PRIVD) tests/integration/multi.sh

@@ -6,7 +6,7 @@
 set -eu
 PKGS="gcc make pkg-config libldap-dev slapd ldap-utils libmicrohttpd-dev
 libyaml-dev libcmocka-dev libjansson-dev libcurl4-openssl-dev nettle-dev
-libgnutls28-dev valgrind curl wrk openssl
+libgnutls28-dev libsystemd-dev valgrind curl wrk openssl
 cups cups-daemon cups-client cups-ipp-utils cups-filters libcups2-dev
 libcupsimage2-dev libqpdf-dev qpdf ghostscript dbus-daemon socat jq
 libpam0g-dev pamtester libpam-wrapper python3 python3-aiosmtpd chromium iproute2 apache2"

@@ -44,6 +44,8 @@ dev_secret(struct cfgr *x, const yaml_node_t *v, const char *what)
 
 /* The scalar settings, a row each (cfgread.h). */
 static const char *const titles_names[] = { "keep", "hash", "drop" };
+static const char *const level_names[] = { "info", "debug" };
+static const char *const format_names[] = { "text", "json" };
 
 #define AT(f)	offsetof(struct cfg, f)
 
@@ -77,6 +79,8 @@ static const struct cfgr_setting settings[] = {
 	{ "imports.stale_after", CFGR_INT, AT(import_stale_after_s), 1, 30 * 86400, NULL, 0 },
 	{ "sessions.ttl", CFGR_INT, AT(session_ttl_s), 60, 7 * 86400, NULL, 0 },
 	{ "ui.token_ttl", CFGR_INT, AT(ui_token_ttl_s), 60, 86400, NULL, 0 },
+	{ "log.level", CFGR_PICK, AT(log_debug), 0, 0, level_names, 2 },
+	{ "log.format", CFGR_PICK, AT(log_json), 0, 0, format_names, 2 },
 };
 
 /* Setting k of section from v, when it is one of the table's. */
@@ -384,7 +388,7 @@ parse_model(struct cfgr *x, const yaml_node_t *m)
 	return 0;
 }
 
-/* A section of scalar settings only (ledger, imports, sessions): the table's. */
+/* A section of scalar settings only (ledger, imports, sessions, log): the table's. */
 static int
 parse_table(struct cfgr *x, const yaml_node_t *m, const char *section)
 {
@@ -806,7 +810,7 @@ parse_root(struct cfgr *x)
 		} else if (strcmp(ks, "model") == 0)
 			rc = parse_model(x, v);
 		else if (strcmp(ks, "imports") == 0 || strcmp(ks, "ledger") == 0 ||
-		    strcmp(ks, "sessions") == 0)
+		    strcmp(ks, "sessions") == 0 || strcmp(ks, "log") == 0)
 			rc = parse_table(x, v, ks);
 		else if (strcmp(ks, "ui") == 0)
 			rc = parse_ui(x, v);

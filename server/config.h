@@ -114,6 +114,9 @@ struct cfg {
 
 	struct cfg_notify notify;	/* notices by email: off unless notify.smtp */
 	struct cfg_publish publish;	/* entitlements in the directory (publish.h) */
+
+	int log_debug;		/* log.level: debug lines too */
+	int log_json;		/* log.format: json, a JSON object a line */
 };
 
 /* Reads and checks path; on error e has the line and reason. */

@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "cfglive.h"
 #include "conns.h"
 #include "log.h"
 #include "worker.h"
@@ -145,6 +146,15 @@ evict(size_t target)
 			}
 }
 
+/* The limits in force: a reload changes them (cfglive.h). */
+static const struct cfg *
+limits(void)
+{
+	const struct cfg *c = cfglive_get();
+
+	return c != NULL ? c : cfg;
+}
+
 static void
 reap(struct worker *w)
 {
@@ -152,22 +162,24 @@ reap(struct worker *w)
 	struct link *l;
 
 	do {
+		const struct cfg *c = limits();
+
 		pthread_mutex_lock(&lock);
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		for (l = head; l != NULL; l = l->next) {
 			if (l->shut)
 				continue;
-			if (l->state == WAITING && age(&l->since, &now) > cfg->conn_timeout_s) {
+			if (l->state == WAITING && age(&l->since, &now) > c->conn_timeout_s) {
 				shut(l);
 				atomic_fetch_add(&timed_out_idle, 1);
 			} else if (l->state == READING &&
-			    age(&l->since, &now) > cfg->request_timeout_s) {
+			    age(&l->since, &now) > c->request_timeout_s) {
 				shut(l);
 				atomic_fetch_add(&timed_out_request, 1);
 			}
 		}
-		if (nopen - nshut > (size_t)cfg->conn_limit * 9 / 10)
-			evict((size_t)cfg->conn_limit * 8 / 10);
+		if (nopen - nshut > (size_t)c->conn_limit * 9 / 10)
+			evict((size_t)c->conn_limit * 8 / 10);
 		pthread_mutex_unlock(&lock);
 	} while (!worker_sleep(w, 200));
 }
@@ -192,17 +204,18 @@ conns_accept(void *cls, const struct sockaddr *sa, socklen_t len)
 	size_t n = key_of(sa, k);
 	struct addr *a;
 	enum MHD_Result ok = MHD_YES;
+	const struct cfg *c = limits();
 
 	(void)cls;
 	(void)len;
 	pthread_mutex_lock(&lock);
-	if ((a = addr_find(k, n)) != NULL && a->count >= (unsigned)cfg->conns_per_addr) {
+	if ((a = addr_find(k, n)) != NULL && a->count >= (unsigned)c->conns_per_addr) {
 		atomic_fetch_add(&refused_address, 1);
 		ok = MHD_NO;
-	} else if (nopen - nshut >= (size_t)cfg->conn_limit) {
+	} else if (nopen - nshut >= (size_t)c->conn_limit) {
 		/* full: make room now, or this client waits for the next pass */
-		evict((size_t)cfg->conn_limit - 1);
-		if (nopen - nshut >= (size_t)cfg->conn_limit) {
+		evict((size_t)c->conn_limit - 1);
+		if (nopen - nshut >= (size_t)c->conn_limit) {
 			atomic_fetch_add(&refused_full, 1);
 			ok = MHD_NO;
 		}

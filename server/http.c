@@ -15,6 +15,7 @@
 #include "auth.h"
 #include "chgwrite.h"
 #include "conns.h"
+#include "cfglive.h"
 #include "http.h"
 #include "log.h"
 #include "metrics.h"
@@ -246,7 +247,7 @@ basic(struct req *r, const char *h, struct login *l, enum MHD_Result *ret)
 	struct err e;
 
 	memset(&e, 0, sizeof(e));
-	if (login_basic(cfg, h, r->addr, l, &e) == 0) {
+	if (login_basic(r->cfg, h, r->addr, l, &e) == 0) {
 		r->actor = l->uid;
 		return 0;
 	}
@@ -520,7 +521,7 @@ dispatch(struct req *r, const char *url, struct conn_ctx *cx)
 		return http_error(r, 404, "not_found", NULL, "no such route: %.200s", url);
 	}
 	cx->route = i;
-	if (routes[i].scope != 0 && !(routes[i].scope == HTTP_SCOPE_METRICS && cfg->metrics_public)) {
+	if (routes[i].scope != 0 && !(routes[i].scope == HTTP_SCOPE_METRICS && r->cfg->metrics_public)) {
 		unsigned need = routes[i].scope == HTTP_SCOPE_METRICS ? SCOPE_READ : routes[i].scope;
 		const char *h = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
 		    MHD_HTTP_HEADER_AUTHORIZATION);
@@ -543,7 +544,7 @@ dispatch(struct req *r, const char *url, struct conn_ctx *cx)
 			r->login = l;
 			return routes[i].slow ? defer(r, path, cx, routes[i].fn) : routes[i].fn(r);
 		}
-		if ((r->key = auth_bearer(cfg, h)) == NULL) {
+		if ((r->key = auth_bearer(r->cfg, h)) == NULL) {
 			enum MHD_Result ret;
 			int st = signed_in(r, h, need, &ret);
 
@@ -620,7 +621,8 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
 	(void)version;
 	memset(&r, 0, sizeof(r));
 	r.conn = conn;
-	r.cfg = cfg;
+	/* the configuration in force now: a reload changes the next request's */
+	r.cfg = cfglive_get();
 	r.method = method;
 	if (cx == NULL) {
 		const char *cl, *why;
@@ -641,11 +643,11 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
 		}
 		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 		    MHD_HTTP_HEADER_CONTENT_LENGTH);
-		if (cl != NULL && strtoull(cl, NULL, 10) > cfg->max_body) {
+		if (cl != NULL && strtoull(cl, NULL, 10) > r.cfg->max_body) {
 			/* answer before reading the body; MHD then closes */
 			conns_busy(conn);
 			ret = http_error(&r, 413, "body_too_large", NULL,
-			    "request bodies are limited to %zu bytes", cfg->max_body);
+			    "request bodies are limited to %zu bytes", r.cfg->max_body);
 			cx->status = r.status;
 			return ret;
 		}
@@ -677,7 +679,7 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
 		size_t n = *upload_data_size;
 
 		*upload_data_size = 0;
-		if (cx->too_big || cx->len + n > cfg->max_body) {
+		if (cx->too_big || cx->len + n > r.cfg->max_body) {
 			cx->too_big = 1;
 			return MHD_YES;
 		}
@@ -685,8 +687,8 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
 			size_t nc = (cx->len + n + 1) * 2;
 			char *nb;
 
-			if (nc > cfg->max_body + 1)
-				nc = cfg->max_body + 1;
+			if (nc > r.cfg->max_body + 1)
+				nc = r.cfg->max_body + 1;
 			if ((nb = realloc(cx->body, nc)) == NULL)
 				return MHD_NO;
 			cx->body = nb;
@@ -700,7 +702,7 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
 	conns_busy(conn);
 	if (cx->too_big)
 		ret = http_error(&r, 413, "body_too_large", NULL,
-		    "request bodies are limited to %zu bytes", cfg->max_body);
+		    "request bodies are limited to %zu bytes", r.cfg->max_body);
 	else {
 		r.body = cx->body ? cx->body : "";
 		r.len = cx->len;

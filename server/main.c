@@ -13,6 +13,7 @@
 #include "apply.h"
 #include "change.h"
 #include "auth.h"
+#include "cfglive.h"
 #include "config.h"
 #include "dirconf.h"
 #include "holds.h"
@@ -29,6 +30,7 @@
 #include "publish.h"
 #include "period.h"
 #include "retention.h"
+#include "service.h"
 #include "snapshot.h"
 #include "sync.h"
 #include "token.h"
@@ -327,29 +329,106 @@ run_check_ledger(const struct cfg *c, int fix)
 	return down ? 3 : rc == 0 ? 0 : 1;
 }
 
+/* The command line's settings, over the file's at start and at each reload. */
+static struct {
+	const char *listen, *uri, *wuri, *bind_dn, *bind_pw_file;
+	int debug;	/* -d: debug lines whatever log.level says */
+} over;
+
+static int override_listen(struct cfg *c, const char *arg);
+
+/* 0, or -1 with the reason in why. */
+static int
+overrides(struct cfg *c, char *why, size_t n)
+{
+	if (over.listen != NULL && override_listen(c, over.listen) != 0) {
+		snprintf(why, n, "-l %s: expected HOST:PORT", over.listen);
+		return -1;
+	}
+	if (over.listen != NULL && c->development && !cfg_loopback(c->listen_host)) {
+		snprintf(why, n, "-l %s: development: true listens on loopback only", over.listen);
+		return -1;
+	}
+	if (over.uri != NULL) {
+		free(c->ldap_uri);
+		if ((c->ldap_uri = strdup(over.uri)) == NULL)
+			goto oom;
+	}
+	if (over.wuri != NULL) {
+		free(c->write_uri);
+		if ((c->write_uri = strdup(over.wuri)) == NULL)
+			goto oom;
+	}
+	if (over.bind_dn != NULL && override_bind(c, over.bind_dn, over.bind_pw_file) != 0) {
+		snprintf(why, n, "--bind-dn %s: cannot use it", over.bind_dn);
+		return -1;
+	}
+	return 0;
+oom:
+	snprintf(why, n, "out of memory");
+	return -1;
+}
+
+static void
+restart_needed(const char *what)
+{
+	log_warn("reload: %s changed: it takes a restart; the value started with stays in force",
+	    what);
+}
+
 /*
- * SIGHUP: the configuration read again. What a reload changes is the web
- * page's sign-in key and administrators (a new key ends every token signed
- * with the old one); a file that does not load changes nothing.
+ * SIGHUP (systemctl reload privd): the configuration read again, whole.
+ * Keys, terms, HTTP limits, the web page, notices and the log change now,
+ * without dropping a connection or the snapshot; a setting that waits for
+ * a restart is named; a file that does not load changes nothing (nginx).
  */
 static void
 reload(const char *path)
 {
+	const struct cfg *in;
 	struct cfg *n = NULL;
 	struct err e;
+	char why[300];
+	int terms;
 
+	svc_reloading();
 	memset(&e, 0, sizeof(e));
 	if (cfg_load(path, &n, &e) != 0) {
-		log_warn("reload: %s:%d: %s; keeping the configuration in force", path, e.line,
-		    e.msg);
-		return;
+		if (e.line)
+			log_warn("reload: %s:%d: %s; the configuration in force is kept", path,
+			    e.line, e.msg);
+		else
+			log_warn("reload: %s: %s; the configuration in force is kept", path, e.msg);
+		goto done;
 	}
-	if (token_use(n) != 0)
-		log_warn("reload: out of memory; keeping the configuration in force");
-	else
-		log_info("reload: %s read: ui.token_key and ui.admins (%zu) in force; other "
-		    "changes take a restart", path, n->nui_admins);
-	cfg_free(n);
+	if (overrides(n, why, sizeof(why)) != 0) {
+		log_warn("reload: %s; the configuration in force is kept", why);
+		cfg_free(n);
+		goto done;
+	}
+	in = cfglive_get();
+	terms = n->nterms != in->nterms;
+	for (size_t i = 0; !terms && i < n->nterms; i++)
+		terms = strcmp(n->terms[i].name, in->terms[i].name) != 0 ||
+		    n->terms[i].start != in->terms[i].start || n->terms[i].end != in->terms[i].end;
+	/* the reload's own lines in the format it sets */
+	log_set_json(n->log_json);
+	if (cfglive_reload(n, restart_needed, &e) != 0) {
+		log_set_json(in->log_json);
+		log_warn("reload: %s; the configuration in force is kept", e.msg);
+		goto done;
+	}
+	in = cfglive_get();
+	log_set_debug(in->log_debug || over.debug);
+	if (token_use(in) != 0)
+		log_warn("reload: out of memory for ui.token_key and ui.admins: the ones before "
+		    "stay in force");
+	if (terms)
+		sync_rebuild();
+	log_info("reload: %s read: %zu keys, %zu terms%s, ui and notify settings, HTTP limits "
+	    "and the log in force", path, in->nkeys, in->nterms, terms ? " (changed)" : "");
+done:
+	svc_reloaded();
 }
 
 /* --check-config with several providers: the order homes are counted in,
@@ -450,6 +529,7 @@ main(int argc, char **argv)
 	const char *offset;
 	int ch, check = 0, dry_run = 0, check_ledger = 0, check_ent = 0, purge = 0, fix = 0;
 	int sig, rc = 1;
+	char why[300];
 	struct cfg *c = NULL;
 	struct err e;
 	sigset_t set;
@@ -462,7 +542,7 @@ main(int argc, char **argv)
 		case 'l': listen = optarg; break;
 		case 'L': uri = optarg; break;
 		case 'W': wuri = optarg; break;
-		case 'd': log_set_debug(1); break;
+		case 'd': over.debug = 1; break;
 		case 'C': check = 1; break;
 		case 'I': import = optarg; break;
 		case 'A': abort_id = optarg; break;
@@ -500,24 +580,15 @@ main(int argc, char **argv)
 			fprintf(stderr, "%s: %s\n", path, e.msg);
 		return 1;
 	}
-	if (listen != NULL && override_listen(c, listen) != 0) {
-		fprintf(stderr, "privd: -l %s: expected HOST:PORT\n", listen);
+	over.listen = listen;
+	over.uri = uri;
+	over.wuri = wuri;
+	if (overrides(c, why, sizeof(why)) != 0) {
+		fprintf(stderr, "privd: %s\n", why);
 		goto done;
 	}
-	if (listen != NULL && c->development && !cfg_loopback(c->listen_host)) {
-		fprintf(stderr, "privd: -l %s: development: true listens on loopback only\n", listen);
-		goto done;
-	}
-	if (uri != NULL) {
-		free(c->ldap_uri);
-		if ((c->ldap_uri = strdup(uri)) == NULL)
-			goto done;
-	}
-	if (wuri != NULL) {
-		free(c->write_uri);
-		if ((c->write_uri = strdup(wuri)) == NULL)
-			goto done;
-	}
+	log_set_json(c->log_json);
+	log_set_debug(c->log_debug || over.debug);
 	fault_init();
 	/* before any thread: libcurl's global state (the notices' SMTP) */
 	curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -542,6 +613,8 @@ main(int argc, char **argv)
 		rc = print_homes(c) == 0 ? 0 : 1;
 		goto done;
 	}
+	over.bind_dn = bind_dn;
+	over.bind_pw_file = bind_pw_file;
 	if (bind_dn != NULL && override_bind(c, bind_dn, bind_pw_file) != 0)
 		goto done;
 	if (dirconf_form != NULL) {
@@ -595,6 +668,7 @@ main(int argc, char **argv)
 
 	if (c->nkeys == 0)
 		log_warn("no API keys configured: every /v1 request will be refused");
+	cfglive_start(c);
 	if (ldpool_init(c, c->threads * 2) != 0) {
 		fprintf(stderr, "privd: out of memory\n");
 		goto done;
@@ -629,9 +703,12 @@ main(int argc, char **argv)
 		fprintf(stderr, "privd: out of memory\n");
 		goto done;
 	}
+	if (svc_start(c) != 0)
+		log_warn("cannot start the thread that tells systemd privd's state");
 	while (sigwait(&set, &sig) == 0 && sig == SIGHUP)
 		reload(path);
 	log_info("signal %d: stopping", sig);
+	svc_stop();
 	if (http_stop() != 0) {
 		/* an admin write is stuck in LDAP; its record stays open for the
 		 * next run, and the threads still using the snapshot are not
@@ -652,6 +729,7 @@ main(int argc, char **argv)
 	log_info("stopped (exit %d)", rc);
 done:
 	ldpool_free();
+	cfglive_stop();
 	cfg_free(c);
 	return rc;
 }

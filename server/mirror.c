@@ -17,6 +17,7 @@
 #include "dn.h"
 #include "log.h"
 #include "membership.h"
+#include "cfglive.h"
 #include "mirror.h"
 #include "path.h"
 #include "pending.h"
@@ -373,7 +374,8 @@ mirror_publish(void)
 	in.cells = cells;
 	in.accounts = accts;
 	in.printers = printers;
-	if ((s = snap_build(cfg, &in, &e)) == NULL)
+	/* the terms in force (a reload changes them) date the memberships */
+	if ((s = snap_build(cfglive_get() ? cfglive_get() : cfg, &in, &e)) == NULL)
 		goto fail;
 	snap_publish(s);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

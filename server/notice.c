@@ -25,6 +25,7 @@
 #include "log.h"
 #include "membership.h"
 #include "money.h"
+#include "cfglive.h"
 #include "notice.h"
 #include "path.h"
 #include "period.h"
@@ -43,7 +44,17 @@
 #define CACHE_MAX	100000	/* keys known claimed; cleared when full */
 #define HOME_KEY	"notices"	/* all claims on one provider: one add wins */
 
-static const struct cfg *cfg;
+static const struct cfg *cfg;	/* the one started with */
+
+/* The settings in force: a reload changes templates, addresses,
+ * thresholds and the retry (cfglive.h). */
+static const struct cfg *
+conf(void)
+{
+	const struct cfg *c = cfglive_get();
+
+	return c != NULL ? c : cfg;
+}
 static pthread_t thread;
 static atomic_int stopping;
 static int started;
@@ -90,7 +101,7 @@ gt(time_t t, char out[16])
 static char *
 notices_dn(void)
 {
-	char *root = uent_root(cfg), *dn = root ? dn_join("ou=notices", root) : NULL;
+	char *root = uent_root(conf()), *dn = root ? dn_join("ou=notices", root) : NULL;
 
 	free(root);
 	return dn;
@@ -118,7 +129,7 @@ claim(LDAP *ld, const char *key, const char *state, struct err *e)
 			rc = r == LDAP_SUCCESS ? 0 : 1;
 			goto done;
 		}
-		if (r != LDAP_NO_SUCH_OBJECT || uent_ensure_ou(ld, cfg, "notices", NULL, e) != 0) {
+		if (r != LDAP_NO_SUCH_OBJECT || uent_ensure_ou(ld, conf(), "notices", NULL, e) != 0) {
 			if (e->code == ERR_NONE)
 				ldapc_fail(e, r, "notice");
 			goto done;
@@ -275,8 +286,8 @@ smtp_send(const char *const *to, size_t n, const char *text, char *why, size_t n
 	}
 	for (i = 0; i < n; i++)
 		rcpt = curl_slist_append(rcpt, to[i]);
-	curl_easy_setopt(c, CURLOPT_URL, cfg->notify.smtp);
-	curl_easy_setopt(c, CURLOPT_MAIL_FROM, cfg->notify.from);
+	curl_easy_setopt(c, CURLOPT_URL, conf()->notify.smtp);
+	curl_easy_setopt(c, CURLOPT_MAIL_FROM, conf()->notify.from);
 	curl_easy_setopt(c, CURLOPT_MAIL_RCPT, rcpt);
 	curl_easy_setopt(c, CURLOPT_READFUNCTION, feed);
 	curl_easy_setopt(c, CURLOPT_READDATA, &m);
@@ -370,7 +381,7 @@ message(const char *name, const char *key, const char *const *to, size_t nto,
 	size_t i, tolen = 0;
 	char *tolist;
 
-	snprintf(path, sizeof(path), "%s/%s", cfg->notify.templates, name);
+	snprintf(path, sizeof(path), "%s/%s", conf()->notify.templates, name);
 	if ((tpl = slurp(path)) == NULL || (body = render(tpl, vars)) == NULL) {
 		free(tpl);
 		return NULL;
@@ -401,7 +412,7 @@ message(const char *name, const char *key, const char *const *to, size_t nto,
 	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S +0000", &tm);
 	if (asprintf(&text, "From: %s\r\nTo: %s\r\nSubject: %s\r\nDate: %s\r\n"
 	    "Message-ID: <%s.notice@privd>\r\nX-Privd-Notice: %s\r\nMIME-Version: 1.0\r\n"
-	    "Content-Type: text/plain; charset=utf-8\r\n\r\n%s", cfg->notify.from, tolist,
+	    "Content-Type: text/plain; charset=utf-8\r\n\r\n%s", conf()->notify.from, tolist,
 	    subject, date, id, key, rest) < 0)
 		text = NULL;
 	free(tolist);
@@ -424,17 +435,17 @@ address_of(LDAP *ld, const char *uid, char *mail, size_t n, int *off, struct err
 	*off = 0;
 	if (ldap_bv2escaped_filter_value(&in, &esc) != 0)
 		return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
-	snprintf(filter, sizeof(filter), "(%s=%s)", cfg->uid_attr, esc.bv_val);
+	snprintf(filter, sizeof(filter), "(%s=%s)", conf()->uid_attr, esc.bv_val);
 	ber_memfree(esc.bv_val);
-	if ((rc = ldapc_search(ld, cfg, cfg->people_dn, LDAP_SCOPE_SUBTREE, filter, attrs, 2,
+	if ((rc = ldapc_search(ld, conf(), conf()->people_dn, LDAP_SCOPE_SUBTREE, filter, attrs, 2,
 	    &res, e)) < 0)
 		return -1;
 	m = rc == 0 ? ldap_first_entry(ld, res) : NULL;
 	rc = m != NULL && ldapc_get_buf(ld, m, "mail", mail, n) == 0 ? 0 : 1;
 	ldap_msgfree(res);
 	/* the person's choice, beside their usage */
-	if ((root = uent_root(cfg)) != NULL && (adn = uent_holder_dn(uid, root)) != NULL) {
-		if (ldapc_search(ld, cfg, adn, LDAP_SCOPE_BASE, "(objectClass=*)", pattrs, 0, &res,
+	if ((root = uent_root(conf())) != NULL && (adn = uent_holder_dn(uid, root)) != NULL) {
+		if (ldapc_search(ld, conf(), adn, LDAP_SCOPE_BASE, "(objectClass=*)", pattrs, 0, &res,
 		    e) == 0) {
 			if ((m = ldap_first_entry(ld, res)) != NULL &&
 			    (prefs = ldapc_get_strv(ld, m, "privPreference")) != NULL) {
@@ -476,7 +487,7 @@ low_message(LDAP *ld, const char *key, const char **why, char mail[256], struct 
 
 	*why = NULL;
 	if (sscanf(key, "low|%127[^|]|%64[^@]@%31[^|]|%31s", uid, quota, period, th) != 4 ||
-	    (p = cfg_priv_find(cfg, quota)) < 0) {
+	    (p = cfg_priv_find(conf(), quota)) < 0) {
 		*why = "unknown";
 		return NULL;
 	}
@@ -530,7 +541,7 @@ pool_message(const char *key, char ***to, const char **why)
 	*to = NULL;
 	*why = NULL;
 	if (sscanf(key, "pool|%511[^|]|%64[^@]@%31[^|]|%31s", cell, quota, period, th) != 4 ||
-	    (p = cfg_priv_find(cfg, quota)) < 0) {
+	    (p = cfg_priv_find(conf(), quota)) < 0) {
 		*why = "unknown";
 		return NULL;
 	}
@@ -603,11 +614,12 @@ digest_message(const char *key)
 		char count[24];
 		const char *vars[] = { "week", key + 7, "count", count, "list",
 		    list ? list : "  (none)\n", NULL };
+		const struct cfg *c = conf();	/* one reading: a reload may come */
 		char *text;
 
 		snprintf(count, sizeof(count), "%zu", n);
-		text = message("digest.txt", key, (const char *const *)cfg->notify.admins,
-		    cfg->notify.nadmins, vars);
+		text = message("digest.txt", key, (const char *const *)c->notify.admins,
+		    c->notify.nadmins, vars);
 		free(list);
 		return text;
 	}
@@ -668,9 +680,10 @@ send_key(LDAP *ld, const char *key, const char *held, int tries)
 	} else {
 		/* a person's notice to them, a pool's to its contacts, the digest
 		 * to the administrators */
+		const struct cfg *c = conf();
 		const char *const *rcpt = contacts ? (const char *const *)contacts :
-		    mail[0] ? to : (const char *const *)cfg->notify.admins;
-		size_t nr = contacts ? strv_len(contacts) : mail[0] ? 1 : cfg->notify.nadmins;
+		    mail[0] ? to : (const char *const *)c->notify.admins;
+		size_t nr = contacts ? strv_len(contacts) : mail[0] ? 1 : c->notify.nadmins;
 
 		if (smtp_send(rcpt, nr, text, why, sizeof(why)) != 0)
 			goto failed;
@@ -683,7 +696,7 @@ send_key(LDAP *ld, const char *key, const char *held, int tries)
 failed:
 	{
 		/* again later, less often each time, at most hourly */
-		long wait = (long)cfg->notify.retry_s << (tries < 6 ? tries : 6);
+		long wait = (long)conf()->notify.retry_s << (tries < 6 ? tries : 6);
 		char until[16];
 
 		gt(time(NULL) + (wait > 3600 ? 3600 : wait), until);
@@ -711,7 +724,7 @@ send_claimed(LDAP *ld, const char *key)
 	struct err e;
 
 	memset(&e, 0, sizeof(e));
-	if (dn != NULL && ldapc_search(ld, cfg, dn, LDAP_SCOPE_BASE, "(objectClass=privNotice)",
+	if (dn != NULL && ldapc_search(ld, conf(), dn, LDAP_SCOPE_BASE, "(objectClass=privNotice)",
 	    attrs, 0, &res, &e) == 0 && (m = ldap_first_entry(ld, res)) != NULL &&
 	    ldapc_get_buf(ld, m, "privNoticeState", st, sizeof(st)) == 0 &&
 	    sscanf(st, "claimed %127s", who) == 1 && strcmp(who, me) == 0)
@@ -736,7 +749,7 @@ sweep(LDAP *ld)
 
 	memset(&e, 0, sizeof(e));
 	gt(time(NULL), now);
-	if (base == NULL || ldapc_search(ld, cfg, base, LDAP_SCOPE_ONELEVEL,
+	if (base == NULL || ldapc_search(ld, conf(), base, LDAP_SCOPE_ONELEVEL,
 	    "(|(privNoticeState=claimed *)(privNoticeState=retry *))", attrs, 200, &res,
 	    &e) != 0) {
 		free(base);
@@ -755,7 +768,7 @@ sweep(LDAP *ld)
 			continue;
 		if (strcmp(b, now) > 0)
 			continue;	/* its sender may still be at it */
-		gt(time(NULL) + cfg->notify.retry_s, until);
+		gt(time(NULL) + conf()->notify.retry_s, until);
 		snprintf(mine, sizeof(mine), "claimed %s %s", me, until);
 		if ((dn = ldap_get_dn(ld, m)) == NULL)
 			continue;
@@ -779,16 +792,16 @@ digest(LDAP *ld)
 	struct tm tm;
 	struct err e;
 
-	if (cfg->notify.digest_wday < 0)
+	if (conf()->notify.digest_wday < 0)
 		return;
 	gmtime_r(&now, &tm);
-	if (tm.tm_wday != cfg->notify.digest_wday)
+	if (tm.tm_wday != conf()->notify.digest_wday)
 		return;
 	strftime(key, sizeof(key), "digest/%G-W%V", &tm);
 	if (known(key))
 		return;
 	memset(&e, 0, sizeof(e));
-	gt(time(NULL) + cfg->notify.retry_s, until);
+	gt(time(NULL) + conf()->notify.retry_s, until);
 	snprintf(state, sizeof(state), "claimed %s %s", me, until);
 	switch (claim(ld, key, state, &e)) {
 	case 0:
@@ -832,7 +845,7 @@ run(void *arg)
 			break;
 		}
 		memset(&e, 0, sizeof(e));
-		if (key == NULL && time(NULL) - last < (cfg->notify.retry_s + 1) / 2)
+		if (key == NULL && time(NULL) - last < (conf()->notify.retry_s + 1) / 2)
 			continue;
 		if (ldpool_get_home(HOME_KEY, &ld, &e) != 0) {
 			free(key);

@@ -29,6 +29,7 @@
 #include "hex.h"
 #include "dirconf.h"
 #include "dn.h"
+#include "fault.h"
 #include "ldapconn.h"
 #include "log.h"
 #include "mirror.h"
@@ -36,6 +37,7 @@
 #include "period.h"
 #include "snapshot.h"
 #include "strmap.h"
+#include "service.h"
 #include "sync.h"
 #include "usage.h"
 
@@ -53,6 +55,7 @@ struct follower {
 static const struct cfg *cfg;
 static pthread_t thread;
 static atomic_int stopping;
+static atomic_int rebuild;	/* sync_rebuild: a new snapshot wanted */
 static atomic_int state = SYNC_STARTING;
 static atomic_ulong reconnects;
 static pthread_mutex_t errlock = PTHREAD_MUTEX_INITIALIZER;
@@ -367,9 +370,13 @@ drain(struct follower *f, enum stream stream)
 {
 	struct timeval zero = { 0, 0 };
 	LDAPMessage *msg;
+	unsigned beats = 0;
 	int rc, n = 0;
 
 	for (;;) {
+		/* a first refresh of a million entries is a long drain */
+		if ((++beats & 1023) == 0)
+			svc_beat();
 		rc = ldap_result(f->ld, f->msgid, LDAP_MSG_ONE, &zero, &msg);
 		if (rc == 0)
 			return 0;
@@ -605,6 +612,9 @@ follow(void)
 		struct pollfd pfd[3];
 		int hold;
 
+		svc_beat();
+		if (live)
+			fault_point("sync-live");
 		seen = events;
 		if (drain(&fp, ST_PRIVILEGES) != 0 || drain(&fa, ST_PEOPLE) != 0 ||
 		    drain(&fu, ST_USAGE) != 0)
@@ -634,8 +644,10 @@ follow(void)
 			if (now_ms() - dirty_since < 100)
 				continue;
 		}
-		/* a dated membership starts or ends: the model changes by itself */
-		if (live && dirty_since == 0 && !hold && snap_due(period_now()))
+		/* a dated membership starts or ends: the model changes by itself;
+		 * a reload's terms date memberships anew */
+		if (live && dirty_since == 0 && !hold && (snap_due(period_now()) ||
+		    atomic_exchange(&rebuild, 0)))
 			dirty_since = 1;
 		if (live && dirty_since != 0 && !hold) {
 			if (mirror_publish() != 0)
@@ -733,11 +745,18 @@ run(void *arg)
 		while (!atomic_load(&stopping) && now_ms() < until) {
 			struct timespec ts = { 0, 20 * 1000000L };
 
+			svc_beat();
 			nanosleep(&ts, NULL);
 		}
 		backoff = backoff * 2 > cfg->reconnect_max_ms ? cfg->reconnect_max_ms : backoff * 2;
 	}
 	return NULL;
+}
+
+void
+sync_rebuild(void)
+{
+	atomic_store(&rebuild, 1);
 }
 
 int

@@ -33,6 +33,8 @@ int sync_wait_csn(const char *privileges_csn, const char *people_csn, int timeou
  * the follower's publication lock: it must be quick and must not wait.
  */
 int sync_wait(int (*ready)(void *), void *arg, int timeout_ms);
+/* Asks for a new snapshot from what the follower holds (a reload's terms). */
+void sync_rebuild(void);
 /* Whether the follower gave up on a permanent error before the first
  * snapshot (it then sent privd SIGTERM): main exits with 1. */
 int sync_fatal(void);

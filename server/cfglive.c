@@ -1,0 +1,244 @@
+/*
+ * cfglive.c - the configuration in force (cfglive.h). A reload makes a new
+ * struct cfg: a shallow copy of the one privd started with (whose strings
+ * and privileges it borrows: they never change until a restart) into which
+ * the reloadable settings are moved from the new file. Every configuration
+ * once in force stays allocated until exit: a request or a background pass
+ * may still read one, and reloads are few.
+ */
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfglive.h"
+
+static _Atomic(const struct cfg *) live;
+static struct cfg *started;
+static struct made {
+	struct cfg *c;
+	int notify;		/* owns its notify settings (else the started one's) */
+} *made;			/* by reloads, to free at exit */
+static size_t nmade;
+
+const struct cfg *
+cfglive_get(void)
+{
+	return atomic_load(&live);
+}
+
+void
+cfglive_start(struct cfg *c)
+{
+	started = c;
+	atomic_store(&live, c);
+}
+
+/* The settings that wait for a restart, as the configuration names them. */
+enum kind { STR, INT, LLONG };
+
+#define AT(f)	offsetof(struct cfg, f)
+
+static const struct {
+	const char *name;
+	size_t off;
+	enum kind kind;
+} fixed[] = {
+	{ "http.listen (host)", AT(listen_host), STR },
+	{ "http.listen (port)", AT(listen_port), INT },
+	{ "http.threads", AT(threads), INT },
+	{ "http.shutdown_grace", AT(shutdown_grace_s), INT },
+	{ "http.tls_cert", AT(tls_cert), STR },
+	{ "http.tls_key", AT(tls_key), STR },
+	{ "ldap.uri", AT(ldap_uri), STR },
+	{ "ldap.write_uri", AT(write_uri), STR },
+	{ "ldap.bind_dn", AT(bind_dn), STR },
+	{ "ldap.bind_password", AT(bind_password), STR },
+	{ "ldap.base", AT(base_dn), STR },
+	{ "ldap.people", AT(people_dn), STR },
+	{ "ldap.uid_attribute", AT(uid_attr), STR },
+	{ "ldap.create_people", AT(create_people), INT },
+	{ "ldap.away_allowance", AT(away_allowance), LLONG },
+	{ "ldap.timeout", AT(ldap_timeout_s), INT },
+	{ "ldap.bulk_timeout", AT(ldap_bulk_timeout_s), INT },
+	{ "ldap.reconnect_max_ms", AT(reconnect_max_ms), INT },
+	{ "ldap.startup_timeout", AT(startup_timeout_s), INT },
+	{ "ldap.starttls", AT(ldap_starttls), INT },
+	{ "ldap.ca_file", AT(ldap_ca_file), STR },
+	{ "ldap.tls_verify", AT(ldap_tls_verify), INT },
+	{ "model.reasons_leaf_only", AT(reason_leaf_only), INT },
+	{ "model.default_cell", AT(default_cell), STR },
+	{ "ledger.titles", AT(ledger_titles), INT },
+	{ "ledger.self_read", AT(ledger_self_read), INT },
+	{ "ledger.retention", AT(ledger_retention), INT },
+	{ "imports.stale_after", AT(import_stale_after_s), INT },
+	{ "sessions.ttl", AT(session_ttl_s), INT },
+	{ "publish.groups", AT(publish.groups_dn), STR },
+	{ "publish.attribute", AT(publish.attribute), STR },
+	{ "publish.object_class", AT(publish.object_class), STR },
+	{ "publish.prefix", AT(publish.prefix), STR },
+	{ "publish.lease", AT(publish.lease_s), INT },
+};
+
+static int
+differs(const struct cfg *a, const struct cfg *b, size_t i)
+{
+	const char *pa = (const char *)a + fixed[i].off, *pb = (const char *)b + fixed[i].off;
+	const char *sa, *sb;
+
+	switch (fixed[i].kind) {
+	case STR:
+		memcpy(&sa, pa, sizeof(sa));
+		memcpy(&sb, pb, sizeof(sb));
+		return (sa == NULL) != (sb == NULL) || (sa != NULL && strcmp(sa, sb) != 0);
+	case INT:
+		return memcmp(pa, pb, sizeof(int)) != 0;
+	case LLONG:
+		return memcmp(pa, pb, sizeof(long long)) != 0;
+	}
+	return 0;
+}
+
+/* A privilege as it decides answers: all but its notices, which reload. */
+static int
+priv_differs(const struct cfg_priv *a, const struct cfg_priv *b)
+{
+	return strcmp(a->name, b->name) != 0 || a->type != b->type ||
+	    a->combine != b->combine || a->period != b->period ||
+	    a->paid_first != b->paid_first || a->publish != b->publish ||
+	    strcmp(a->currency, b->currency) != 0;
+}
+
+/* What a configuration made by a reload owns (the rest is borrowed). */
+static void
+free_made(struct cfg *m, int notify)
+{
+	size_t i;
+
+	free(m->privs);
+	for (i = 0; i < m->nterms; i++)
+		free(m->terms[i].name);
+	free(m->terms);
+	for (i = 0; i < m->nkeys; i++)
+		free(m->keys[i].name);
+	free(m->keys);
+	free(m->ui_dir);
+	if (m->ui_token_key) {
+		explicit_bzero(m->ui_token_key, strlen(m->ui_token_key));
+		free(m->ui_token_key);
+	}
+	for (i = 0; i < m->nui_admins; i++)
+		free(m->ui_admins[i]);
+	free(m->ui_admins);
+	if (notify)
+		cfg_notify_free(&m->notify);
+	free(m);
+}
+
+int
+cfglive_reload(struct cfg *n, void (*said)(const char *what), struct err *e)
+{
+	struct made *grown;
+	struct cfg *m = NULL;
+	size_t i;
+	int p, notify = 1;
+
+	if (n->development != started->development) {
+		cfg_free(n);
+		return err_set(e, ERR_INVALID, 0, "development",
+		    "development: changes only with a restart");
+	}
+	if ((grown = realloc(made, (nmade + 1) * sizeof(*made))) == NULL)
+		goto oom;
+	made = grown;
+	if ((m = malloc(sizeof(*m))) == NULL)
+		goto oom;
+	*m = *started;
+	if ((m->privs = malloc(started->nprivs * sizeof(*m->privs))) == NULL) {
+		free(m);
+		goto oom;
+	}
+	memcpy(m->privs, started->privs, started->nprivs * sizeof(*m->privs));
+
+	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		if (differs(started, n, i))
+			said(fixed[i].name);
+	/* a privilege's notices reload; anything else about it waits */
+	for (i = 0; i < started->nprivs; i++) {
+		struct cfg_priv *pv = &m->privs[i];
+
+		if ((p = cfg_priv_find(n, pv->name)) < 0)
+			continue;
+		memcpy(pv->notify, n->privs[p].notify, sizeof(pv->notify));
+		pv->nnotify = n->privs[p].nnotify;
+	}
+	if (n->nprivs != started->nprivs)
+		said("privileges (added or removed)");
+	else
+		for (i = 0; i < n->nprivs; i++)
+			if (priv_differs(&started->privs[i], &n->privs[i])) {
+				said("privileges (a type, period, combine, draw, publish or currency)");
+				break;
+			}
+	/* the thread that sends notices starts with privd or never */
+	if ((started->notify.smtp == NULL) != (n->notify.smtp == NULL)) {
+		said("notify (notices turned on or off)");
+		notify = 0;
+	}
+
+	/* moved, not copied: n is freed below without them */
+	m->keys = n->keys;
+	m->nkeys = n->nkeys;
+	n->keys = NULL;
+	n->nkeys = 0;
+	m->terms = n->terms;
+	m->nterms = n->nterms;
+	n->terms = NULL;
+	n->nterms = 0;
+	m->ui_dir = n->ui_dir;
+	m->ui_token_key = n->ui_token_key;
+	m->ui_token_ttl_s = n->ui_token_ttl_s;
+	m->ui_admins = n->ui_admins;
+	m->nui_admins = n->nui_admins;
+	n->ui_dir = n->ui_token_key = NULL;
+	n->ui_admins = NULL;
+	n->nui_admins = 0;
+	if (notify) {
+		m->notify = n->notify;
+		cfg_notify_defaults(&n->notify);
+	}
+	m->max_body = n->max_body;
+	/* libmicrohttpd's own limit and the open files were sized at start */
+	if (n->conn_limit > started->conn_limit)
+		said("http.connection_limit (raised above the one started with)");
+	else
+		m->conn_limit = n->conn_limit;
+	m->conns_per_addr = n->conns_per_addr;
+	m->conn_timeout_s = n->conn_timeout_s;
+	m->request_timeout_s = n->request_timeout_s;
+	m->metrics_public = n->metrics_public;
+	m->log_debug = n->log_debug;
+	m->log_json = n->log_json;
+	cfg_free(n);
+
+	made[nmade].c = m;
+	made[nmade++].notify = notify;
+	atomic_store(&live, m);
+	return 0;
+oom:
+	cfg_free(n);
+	return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
+}
+
+void
+cfglive_stop(void)
+{
+	size_t i;
+
+	atomic_store(&live, started);
+	for (i = 0; i < nmade; i++)
+		free_made(made[i].c, made[i].notify);
+	free(made);
+	made = NULL;
+	nmade = 0;
+}
