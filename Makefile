@@ -115,6 +115,7 @@ integration: $(PRIVD) $(PRIVCTL) $(PRIVCUPS) $(PAMMOD) $(INTEG_BIN) $(B)/bench/p
 		POPULATION_BIN=$(B)/bench/population $$t; done
 	@PRIVD_BIN=$(PRIVD) tests/integration/directory.sh
 	@PRIVD_BIN=$(PRIVD) tests/integration/daemon.sh
+	@PRIVD_BIN=$(PRIVD) PRIVCTL_BIN=$(PRIVCTL) tests/integration/modeltest.sh
 	@PRIVD_BIN=$(PRIVD) PRIVCTL_BIN=$(PRIVCTL) PRIVCUPS_BIN=$(PRIVCUPS) tests/integration/cups.sh
 	@PRIVD_BIN=$(PRIVD) PRIVCTL_BIN=$(PRIVCTL) PAMMOD=$(PAMMOD) tests/integration/pam.sh
 	@PRIVD_BIN=$(PRIVD) tests/integration/multi.sh
@@ -196,11 +197,12 @@ install: all
 	install -m 644 deploy/slapd-provider.conf deploy/slapd-consumer.conf \
 		deploy/slapd-multiprovider.conf $(DESTDIR)$(DATADIR)/
 	install -m 644 deploy/privd-cn-config.ldif deploy/privd-slapd.conf config/privd.yaml \
-		config/demo.yaml $(DESTDIR)$(DATADIR)/
+		config/demo.yaml config/demo-test.yaml $(DESTDIR)$(DATADIR)/
 	install -d $(DESTDIR)$(DATADIR)/web
 	install -m 644 web/index.html web/app.js web/style.css $(DESTDIR)$(DATADIR)/web/
 	install -m 644 README.md doc/model.md doc/api.md doc/quotas.md doc/imports.md doc/privctl.md \
-		doc/web.md doc/security.md doc/operating.md doc/replication.md $(DESTDIR)$(DOCDIR)/
+		doc/web.md doc/security.md doc/operating.md doc/replication.md doc/notices.md \
+		doc/entitlements.md doc/model-tests.md $(DESTDIR)$(DOCDIR)/
 	install -m 644 deploy/README.md $(DESTDIR)$(DOCDIR)/DEPLOY.md
 	install -m 644 deploy/cups/README.md $(DESTDIR)$(DOCDIR)/CUPS.md
 	install -m 644 deploy/cups/cups.yaml $(DESTDIR)$(DATADIR)/cups.yaml

@@ -91,7 +91,7 @@ cfg_parse_notify(struct cfgr *x, const yaml_node_t *m, const char *path, struct 
 			free(c->templates);
 			if ((c->templates = beside(path, t)) == NULL)
 				return err_set(x->e, ERR_INTERNAL, 0, NULL, "out of memory");
-			for (i = 0; i < 3; i++) {
+			for (i = 0; i < 3 && !x->no_files; i++) {
 				char path[1200];
 
 				snprintf(path, sizeof(path), "%s/%s", c->templates,

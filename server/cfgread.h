@@ -22,6 +22,9 @@ struct cfgr {
 	/* the first of the repository's development secrets met, and where */
 	int dev_line;
 	const char *dev_what;
+	/* a model test's reading (cfg_load_model): the files the settings name
+	 * (secrets, certificates, templates) are not opened */
+	int no_files;
 };
 
 /* e: ERR_INVALID at n's line for key, the message fmt with arg; -1. */

@@ -225,10 +225,12 @@ read_secret_file(struct cfgr *x, const yaml_node_t *v, const char *what, const c
     char **out)
 {
 	char buf[1024];
-	FILE *f = fopen(path, "r");
+	FILE *f;
 	size_t n;
 
-	if (f == NULL) {
+	if (x->no_files)
+		return cfgr_dup(x, v, what, out) == 0 ? 0 : -1;
+	if ((f = fopen(path, "r")) == NULL) {
 		char msg[600];
 
 		snprintf(msg, sizeof(msg), "%s: cannot read '%.300s': %s", what, path,
@@ -861,8 +863,8 @@ cfg_loopback(const char *host)
 	    strcmp(host, "localhost") == 0;
 }
 
-int
-cfg_parse(const char *text, size_t len, const char *name, struct cfg **out,
+static int
+parse(const char *text, size_t len, const char *name, int no_files, struct cfg **out,
     struct err *e)
 {
 	yaml_document_t doc;
@@ -872,6 +874,7 @@ cfg_parse(const char *text, size_t len, const char *name, struct cfg **out,
 
 	*out = NULL;
 	memset(&x, 0, sizeof(x));
+	x.no_files = no_files;
 	if ((c = calloc(1, sizeof(*c))) == NULL || set_defaults(c) != 0) {
 		cfg_free(c);
 		return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
@@ -898,7 +901,14 @@ cfg_parse(const char *text, size_t len, const char *name, struct cfg **out,
 }
 
 int
-cfg_load(const char *path, struct cfg **out, struct err *e)
+cfg_parse(const char *text, size_t len, const char *name, struct cfg **out,
+    struct err *e)
+{
+	return parse(text, len, name, 0, out, e);
+}
+
+static int
+load(const char *path, int no_files, struct cfg **out, struct err *e)
 {
 	FILE *f = fopen(path, "r");
 	char *buf = NULL;
@@ -926,9 +936,21 @@ cfg_load(const char *path, struct cfg **out, struct err *e)
 			break;
 	}
 	fclose(f);
-	rc = cfg_parse(buf, len, path, out, e);
+	rc = parse(buf, len, path, no_files, out, e);
 	free(buf);
 	return rc;
+}
+
+int
+cfg_load(const char *path, struct cfg **out, struct err *e)
+{
+	return load(path, 0, out, e);
+}
+
+int
+cfg_load_model(const char *path, struct cfg **out, struct err *e)
+{
+	return load(path, 1, out, e);
 }
 
 void

@@ -18,6 +18,7 @@
 #include "dirconf.h"
 #include "holds.h"
 #include "mend.h"
+#include "modeltest.h"
 #include "http.h"
 #include "routes.h"
 #include "import.h"
@@ -52,6 +53,7 @@ usage(FILE *f)
 	    "       privd [-c FILE] --check-directory          (preflight: exit 0 ok, 1 fault, 3 unreachable)\n"
 	    "       privd [-c FILE] setup-directory [--dry-run] [--bind-dn DN --bind-password-file F]\n"
 	    "       privd [-c FILE] --directory-config ldif|slapd.conf [--database DN] [--admins DN]\n"
+	    "       privd [-c FILE] test TEST.yaml   (a model test: exit 0 pass, 1 fail, 2 bad test)\n"
 	    "       privd hash-key [KEY]        (reads KEY from stdin when absent)\n"
 	    "       privd --version\n"
 	    "\n"
@@ -562,6 +564,14 @@ main(int argc, char **argv)
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
+	}
+	/* privd [-c CONFIG] test FILE: a model test, no server, no directory */
+	if (optind < argc && strcmp(argv[optind], "test") == 0) {
+		if (optind != argc - 2) {
+			fprintf(stderr, "usage: privd [-c CONFIG] test FILE\n");
+			return 2;
+		}
+		return modeltest_run(argv[optind + 1], path, stdout);
 	}
 	/* "privd -c FILE setup-directory" reads as well as --setup-directory */
 	if (optind == argc - 1 && strcmp(argv[optind], "setup-directory") == 0) {
