@@ -6,6 +6,7 @@
 #   make asan       the whole suite built with ASan + UBSan
 #   make torture    the two-provider fault test, 50 rounds a fault (root)
 #   make deps       install missing Debian packages (as root)
+#   make deb        the Debian packages privd, privd-cups, libpam-privd in build/deb/
 
 CC	?= cc
 B	?= build/release
@@ -38,7 +39,7 @@ UNIT_BIN = $(UNIT_SRC:tests/%.c=$(B)/tests/%)
 INTEG_SRC = $(wildcard tests/integration/test_*.c)
 INTEG_BIN = $(INTEG_SRC:tests/integration/%.c=$(B)/tests/integration/%)
 
-.PHONY: all deps check unit integration asan fuzz bench run clean install torture
+.PHONY: all deps check unit integration asan fuzz bench run clean install torture deb
 
 PREFIX	?= /usr/local
 DESTDIR	?=
@@ -55,6 +56,18 @@ all: $(PRIVD) $(PRIVCTL) $(PRIVCUPS) $(PAMMOD)
 
 deps:
 	@deploy/deps.sh
+
+# the packages, built from a copy of the tree's files (never the tree's own
+# build): dpkg-buildpackage writes the .debs beside the copy, in build/deb/
+deb:
+	@deploy/deps.sh --deb
+	@rm -rf build/deb && mkdir -p build/deb/privd
+	@git ls-files -z --cached --others --exclude-standard | \
+		xargs -0 cp -a --parents -t build/deb/privd 2>/dev/null || \
+		tar -C . --exclude=./build --exclude=./.git -cf - . | tar -C build/deb/privd -xf -
+	@cd build/deb/privd && dpkg-buildpackage -us -uc -b > ../build.log 2>&1 || \
+		{ tail -30 ../build.log; exit 1; }
+	@ls build/deb/*.deb
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -130,6 +143,7 @@ check:
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory integration
+	@tests/integration/deb.sh
 
 asan:
 	@deploy/deps.sh
@@ -220,6 +234,6 @@ run:
 clean:
 	rm -rf build server/privd client/privctl client/cups/privd-cups client/pam/pam_privd.so
 
--include $(shell find build -name '*.d' 2>/dev/null)
+-include $(shell find build -name '*.d' -type f -not -path 'build/deb/*' 2>/dev/null)
 
 .SECONDARY:

@@ -12,6 +12,7 @@ libcupsimage2-dev libqpdf-dev qpdf ghostscript dbus-daemon socat jq
 libpam0g-dev pamtester libpam-wrapper python3 python3-aiosmtpd chromium iproute2 apache2"
 [ "${1:-}" = "--bench" ] && PKGS="$PKGS linux-perf"
 [ "${1:-}" = "--fuzz" ] && PKGS="$PKGS clang"
+[ "${1:-}" = "--deb" ] && PKGS="$PKGS debhelper dpkg-dev fakeroot lintian"
 
 missing=""
 for p in $PKGS; do
