@@ -124,8 +124,10 @@ $(B)/bench/population: bench/population.c
 	$(CC) $(CFLAGS) -o $@ $<
 
 integration: $(PRIVD) $(PRIVCTL) $(PRIVCUPS) $(PAMMOD) $(INTEG_BIN) $(B)/bench/population
+	@rm -f $(B)/api-answers.jsonl
 	@set -e; for t in $(INTEG_BIN); do PRIVD_BIN=$(PRIVD) PRIVCTL_BIN=$(PRIVCTL) \
-		POPULATION_BIN=$(B)/bench/population $$t; done
+		POPULATION_BIN=$(B)/bench/population PRIVD_API_RECORD=$(CURDIR)/$(B)/api-answers.jsonl $$t; done
+	@tests/openapi/check.sh $(B)/api-answers.jsonl
 	@PRIVD_BIN=$(PRIVD) tests/integration/directory.sh
 	@PRIVD_BIN=$(PRIVD) tests/integration/daemon.sh
 	@PRIVD_BIN=$(PRIVD) PRIVCTL_BIN=$(PRIVCTL) tests/integration/modeltest.sh
@@ -216,7 +218,7 @@ install: all
 	install -m 644 web/index.html web/app.js web/style.css $(DESTDIR)$(DATADIR)/web/
 	install -m 644 README.md doc/model.md doc/api.md doc/quotas.md doc/imports.md doc/privctl.md \
 		doc/web.md doc/security.md doc/operating.md doc/replication.md doc/notices.md \
-		doc/entitlements.md doc/model-tests.md $(DESTDIR)$(DOCDIR)/
+		doc/entitlements.md doc/model-tests.md doc/openapi.yaml $(DESTDIR)$(DOCDIR)/
 	install -m 644 deploy/README.md $(DESTDIR)$(DOCDIR)/DEPLOY.md
 	install -m 644 deploy/cups/README.md $(DESTDIR)$(DOCDIR)/CUPS.md
 	install -m 644 deploy/cups/cups.yaml $(DESTDIR)$(DATADIR)/cups.yaml

@@ -3,7 +3,7 @@
  * follower's state a few times a second: it says READY=1 when the first
  * snapshot is published (not when the socket opens: a print server started
  * after privd would otherwise meet 503s), STATUS= when the state changes,
- * and WATCHDOG=1 only while the follower has beaten within the watchdog's
+ * and WATCHDOG=1 only while the follower's loop has turned within the watchdog's
  * interval and the HTTP server has answered a request of its own on
  * loopback: a privd wedged in either is restarted by systemd, not left
  * answering from a snapshot that no longer moves, or not answering at all.
@@ -28,7 +28,6 @@ static const struct cfg *cfg;
 static pthread_t thread;
 static int started;
 static atomic_int stopping;
-static atomic_llong beat_ms;
 
 static long long
 mono_ms(void)
@@ -37,12 +36,6 @@ mono_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-void
-svc_beat(void)
-{
-	atomic_store(&beat_ms, mono_ms());
 }
 
 /* The state in a line, as systemctl status shows it. */
@@ -142,7 +135,7 @@ run(void *arg)
 		}
 		now = mono_ms();
 		if (wd_ms > 0 && now - last_ping >= wd_ms / 3) {
-			long long age = now - atomic_load(&beat_ms);
+			long long age = now - sync_beat_ms();
 
 			if (age > wd_ms) {
 				if (!quiet)
@@ -173,7 +166,6 @@ svc_start(const struct cfg *c)
 	if (sock == NULL || *sock == '\0')
 		return 0;
 	cfg = c;
-	svc_beat();
 	atomic_store(&stopping, 0);
 	if (pthread_create(&thread, NULL, run, NULL) != 0)
 		return -1;

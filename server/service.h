@@ -11,8 +11,6 @@
 
 /* Starts the thread that tells systemd (when NOTIFY_SOCKET is set). */
 int svc_start(const struct cfg *c);
-/* The LDAP follower is alive: called from its loop. */
-void svc_beat(void);
 /* A reload begins (RELOADING=1) / has ended (READY=1). */
 void svc_reloading(void);
 void svc_reloaded(void);

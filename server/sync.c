@@ -37,7 +37,6 @@
 #include "period.h"
 #include "snapshot.h"
 #include "strmap.h"
-#include "service.h"
 #include "sync.h"
 #include "usage.h"
 
@@ -56,6 +55,9 @@ static const struct cfg *cfg;
 static pthread_t thread;
 static atomic_int stopping;
 static atomic_int rebuild;	/* sync_rebuild: a new snapshot wanted */
+static atomic_long beat;	/* sync_beat_ms: the loop's last turn */
+
+static long now_ms(void);
 static atomic_int state = SYNC_STARTING;
 static atomic_ulong reconnects;
 static pthread_mutex_t errlock = PTHREAD_MUTEX_INITIALIZER;
@@ -376,7 +378,7 @@ drain(struct follower *f, enum stream stream)
 	for (;;) {
 		/* a first refresh of a million entries is a long drain */
 		if ((++beats & 1023) == 0)
-			svc_beat();
+			atomic_store(&beat, now_ms());
 		rc = ldap_result(f->ld, f->msgid, LDAP_MSG_ONE, &zero, &msg);
 		if (rc == 0)
 			return 0;
@@ -612,7 +614,7 @@ follow(void)
 		struct pollfd pfd[3];
 		int hold;
 
-		svc_beat();
+		atomic_store(&beat, now_ms());
 		if (live)
 			fault_point("sync-live");
 		seen = events;
@@ -745,12 +747,18 @@ run(void *arg)
 		while (!atomic_load(&stopping) && now_ms() < until) {
 			struct timespec ts = { 0, 20 * 1000000L };
 
-			svc_beat();
+			atomic_store(&beat, now_ms());
 			nanosleep(&ts, NULL);
 		}
 		backoff = backoff * 2 > cfg->reconnect_max_ms ? cfg->reconnect_max_ms : backoff * 2;
 	}
 	return NULL;
+}
+
+long
+sync_beat_ms(void)
+{
+	return atomic_load(&beat);
 }
 
 void
@@ -773,6 +781,7 @@ sync_start(const struct cfg *c)
 	if (usage_dn == NULL || mirror_init(c) != 0 || pending_init(c) != 0)
 		return -1;
 	atomic_store(&stopping, 0);
+	atomic_store(&beat, now_ms());
 	if (pthread_create(&thread, NULL, run, NULL) != 0)
 		return -1;
 	return 0;

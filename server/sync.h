@@ -33,6 +33,9 @@ int sync_wait_csn(const char *privileges_csn, const char *people_csn, int timeou
  * the follower's publication lock: it must be quick and must not wait.
  */
 int sync_wait(int (*ready)(void *), void *arg, int timeout_ms);
+/* When the follower's loop last turned (CLOCK_MONOTONIC, ms): the
+ * watchdog's sign that it is not wedged (service.c). */
+long sync_beat_ms(void);
 /* Asks for a new snapshot from what the follower holds (a reload's terms). */
 void sync_rebuild(void);
 /* Whether the follower gave up on a permanent error before the first

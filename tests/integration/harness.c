@@ -46,6 +46,40 @@ it_on_data(char *ptr, size_t size, size_t n, void *arg)
 	return size * n;
 }
 
+/*
+ * With PRIVD_API_RECORD=FILE every answer is appended to FILE, a JSON
+ * object a line ({method, path, status, type, body}): tests/openapi checks
+ * each against doc/openapi.yaml after the run.
+ */
+static void
+record(const char *method, const char *path, long status, const char *type,
+    const char *body)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	const char *file = getenv("PRIVD_API_RECORD");
+	json_t *o;
+	char *line;
+	FILE *f;
+
+	if (file == NULL || *file == '\0')
+		return;
+	o = json_pack("{s:s, s:s, s:I, s:s?, s:s?}", "method", method, "path", path,
+	    "status", (json_int_t)status, "type", type, "body", body);
+	if (o == NULL || (line = json_dumps(o, JSON_COMPACT)) == NULL) {
+		/* a body that is not UTF-8 is not an answer the spec describes */
+		json_decref(o);
+		return;
+	}
+	pthread_mutex_lock(&lock);
+	if ((f = fopen(file, "a")) != NULL) {
+		fprintf(f, "%s\n", line);
+		fclose(f);
+	}
+	pthread_mutex_unlock(&lock);
+	free(line);
+	json_decref(o);
+}
+
 /* One it_request; returns the body (caller frees) and sets *status. */
 char *
 it_try_request(const char *method, const char *path, const char *key, const char *body,
@@ -77,8 +111,13 @@ it_try_request(const char *method, const char *path, const char *key, const char
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
 	rc = curl_easy_perform(c);
 	*status = 0;
-	if (rc == CURLE_OK)
+	if (rc == CURLE_OK) {
+		char *type = NULL;
+
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
+		curl_easy_getinfo(c, CURLINFO_CONTENT_TYPE, &type);
+		record(method, path, *status, type, b.p);
+	}
 	curl_slist_free_all(h);
 	curl_easy_cleanup(c);
 	if (rc != CURLE_OK) {

@@ -21,7 +21,8 @@ for f in sbin/privd bin/privctl share/man/man8/privd.8 share/man/man1/privctl.1 
     share/doc/privd/api.md share/doc/privd/quotas.md share/doc/privd/imports.md \
     share/doc/privd/privctl.md share/doc/privd/web.md share/doc/privd/security.md \
     share/doc/privd/operating.md share/doc/privd/replication.md share/doc/privd/notices.md \
-    share/doc/privd/entitlements.md share/doc/privd/model-tests.md share/privd/demo-test.yaml \
+    share/doc/privd/entitlements.md share/doc/privd/model-tests.md share/doc/privd/openapi.yaml \
+    share/privd/demo-test.yaml \
     share/man/man8/privd-cups.8 share/doc/privd/CUPS.md share/privd/cups.yaml lib/cups/backend/privd \
     share/man/man8/pam_privd.8 share/doc/privd/PAM.md share/privd/pam.yaml share/privd/sshd share/privd/web/index.html share/privd/web/app.js share/privd/web/style.css \
     lib/security/pam_privd.so; do

@@ -523,7 +523,7 @@ tokens_follow_the_admins_the_key_and_the_directory(void **state)
 	free(t);
 	/* a file that does not load changes nothing */
 	reload("s/^  token_ttl: 900/  token_ttl: [nine]/");
-	it_sh("grep -q 'keeping the configuration in force' %s/env/privd.log", it_dir);
+	it_sh("grep -q 'the configuration in force is kept' %s/env/privd.log", it_dir);
 	t = it_request("GET", "/v1/accounts/mwhite/privileges", tok, NULL, 0, &st);
 	assert_int_equal(st, 200);
 	free(t);

@@ -234,10 +234,13 @@ static void
 a_person_redeems_with_their_own_sign_in(void **state)
 {
 	char codes[2][24], tok[1024];
+	json_int_t v5;
 	json_t *j;
 
 	(void)state;
 	make("self", 2, 300, NULL, codes);
+	/* v5 may hold the race's voucher from the test before */
+	v5 = paid_of("v5");
 	it_ldapmodify("dn: uid=v4,ou=people,dc=example,dc=edu\nchangetype: modify\n"
 	    "add: objectClass\nobjectClass: simpleSecurityObject\n-\n"
 	    "add: userPassword\nuserPassword: v4-secret\n");
@@ -253,7 +256,7 @@ a_person_redeems_with_their_own_sign_in(void **state)
 	    "{\"request_id\":\"t\",\"amount\":5}", 403));
 	json_decref(it_call("POST", "/v1/accounts/v4/quotas/print.balance/charges", tok,
 	    "{\"request_id\":\"t\",\"amount\":5}", 403));
-	assert_int_equal(paid_of("v5"), 0);
+	assert_int_equal(paid_of("v5"), v5);
 }
 
 /* Last: it leaves 127.0.0.1 rate limited for a minute. */
