@@ -113,23 +113,8 @@ priv_differs(const struct cfg_priv *a, const struct cfg_priv *b)
 static void
 free_made(struct cfg *m, int notify)
 {
-	size_t i;
-
 	free(m->privs);
-	for (i = 0; i < m->nterms; i++)
-		free(m->terms[i].name);
-	free(m->terms);
-	for (i = 0; i < m->nkeys; i++)
-		free(m->keys[i].name);
-	free(m->keys);
-	free(m->ui_dir);
-	if (m->ui_token_key) {
-		explicit_bzero(m->ui_token_key, strlen(m->ui_token_key));
-		free(m->ui_token_key);
-	}
-	for (i = 0; i < m->nui_admins; i++)
-		free(m->ui_admins[i]);
-	free(m->ui_admins);
+	cfg_free_reloadable(m);
 	if (notify)
 		cfg_notify_free(&m->notify);
 	free(m);

@@ -954,6 +954,27 @@ cfg_load_model(const char *path, struct cfg **out, struct err *e)
 }
 
 void
+cfg_free_reloadable(struct cfg *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nterms; i++)
+		free(c->terms[i].name);
+	free(c->terms);
+	for (i = 0; i < c->nkeys; i++)
+		free(c->keys[i].name);
+	free(c->keys);
+	free(c->ui_dir);
+	if (c->ui_token_key) {
+		explicit_bzero(c->ui_token_key, strlen(c->ui_token_key));
+		free(c->ui_token_key);
+	}
+	for (i = 0; i < c->nui_admins; i++)
+		free(c->ui_admins[i]);
+	free(c->ui_admins);
+}
+
+void
 cfg_free(struct cfg *c)
 {
 	size_t i;
@@ -979,20 +1000,7 @@ cfg_free(struct cfg *c)
 	for (i = 0; i < c->nprivs; i++)
 		free(c->privs[i].name);
 	free(c->privs);
-	for (i = 0; i < c->nterms; i++)
-		free(c->terms[i].name);
-	free(c->terms);
-	for (i = 0; i < c->nkeys; i++)
-		free(c->keys[i].name);
-	free(c->keys);
-	free(c->ui_dir);
-	if (c->ui_token_key) {
-		explicit_bzero(c->ui_token_key, strlen(c->ui_token_key));
-		free(c->ui_token_key);
-	}
-	for (i = 0; i < c->nui_admins; i++)
-		free(c->ui_admins[i]);
-	free(c->ui_admins);
+	cfg_free_reloadable(c);
 	cfg_notify_free(&c->notify);
 	cfg_publish_free(&c->publish);
 	free(c);

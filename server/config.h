@@ -129,6 +129,9 @@ int cfg_load_model(const char *path, struct cfg **out, struct err *e);
 int cfg_parse(const char *text, size_t len, const char *name,
     struct cfg **out, struct err *e);
 void cfg_free(struct cfg *c);
+/* Frees the terms, keys and ui settings only: what a reload's configuration
+ * owns beside its notify settings (cfglive.c). */
+void cfg_free_reloadable(struct cfg *c);
 
 /* Whether host is a loopback address (127.0.0.0/8, ::1, localhost). */
 int cfg_loopback(const char *host);

@@ -20,6 +20,7 @@
 #include "ldapconn.h"
 #include "ldpool.h"
 #include "log.h"
+#include "monotime.h"
 #include "probe.h"
 #include "strv.h"
 
@@ -60,14 +61,6 @@ static int size, out;		/* out: connections handed out, to any provider */
 static LDAP **out_ld;
 static int *out_p;
 
-static long
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
 
 /*
  * A provider's URI as every privd should name it: scheme and host in
@@ -192,7 +185,7 @@ ldpool_free(void)
 static void
 mark_down(size_t p)
 {
-	atomic_store(&prov[p].down_until, mono_ms() + 1000);
+	atomic_store(&prov[p].down_until, monotime_ms() + 1000);
 	if (nprov > 1) {
 		atomic_store(&prov[p].recovering, 1);
 		atomic_fetch_add(&prov[p].outages, 1);
@@ -328,7 +321,7 @@ learn_missing(void)
 {
 	static _Atomic long next;
 	char msg[512];
-	long now = mono_ms();
+	long now = monotime_ms();
 	size_t p;
 	LDAP *ld;
 
@@ -491,7 +484,7 @@ ldpool_get_home(const char *key, LDAP **ld, struct err *e)
 {
 	struct timespec until;
 	size_t h, k, p, tries;
-	long now = mono_ms();
+	long now = monotime_ms();
 	int rc = -1;
 
 	*ld = NULL;
@@ -524,7 +517,7 @@ ldpool_get_home(const char *key, LDAP **ld, struct err *e)
 			continue;
 		if (atomic_load(&prov[p].recovering)) {
 			if (!caught_up(p)) {
-				atomic_store(&prov[p].down_until, mono_ms() + 200);
+				atomic_store(&prov[p].down_until, monotime_ms() + 200);
 				continue;
 			}
 			atomic_store(&prov[p].recovering, 0);
@@ -619,7 +612,7 @@ ldpool_provider(size_t i, const char **uri, unsigned long long *taken, int *down
 {
 	*uri = prov[i].uri;
 	*taken = atomic_load(&prov[i].taken);
-	*down = mono_ms() < atomic_load(&prov[i].down_until);
+	*down = monotime_ms() < atomic_load(&prov[i].down_until);
 }
 
 /* The provider ld (handed out by this pool) goes to, or -1. */

@@ -23,6 +23,7 @@
 #include "ldapconn.h"
 #include "ldpool.h"
 #include "log.h"
+#include "monotime.h"
 #include "publish.h"
 #include "snapshot.h"
 #include "sync.h"
@@ -53,14 +54,6 @@ static atomic_int m_holder;
 static atomic_ullong m_values_held;
 static atomic_llong m_last_ms;
 
-static long long
-now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
 
 /* the container, made when absent (the first publish on a directory) */
 static int
@@ -589,7 +582,7 @@ step(LDAP *ld)
 		snap_leave(ticket);
 		return;
 	}
-	t0 = now_ms();
+	t0 = monotime_ms();
 	r = ent_from_snap(cfg, s, &want);
 	/* never write while holding the snapshot: its successor waits for readers */
 	snap_leave(ticket);
@@ -607,10 +600,10 @@ step(LDAP *ld)
 	have = want;
 	done_gen = gen;
 	atomic_store(&m_values_held, have.values);
-	atomic_store(&m_last_ms, now_ms() - t0);
+	atomic_store(&m_last_ms, monotime_ms() - t0);
 	if (w.changes)
 		log_debug("publish: snapshot %llu: %zu entries changed in %lld ms",
-		    (unsigned long long)gen, w.changes, now_ms() - t0);
+		    (unsigned long long)gen, w.changes, monotime_ms() - t0);
 }
 
 /* whether the thread has anything to ask the directory now */
@@ -678,7 +671,7 @@ init(const struct cfg *c)
 	gethostname(host, sizeof(host) - 1);
 	host[strcspn(host, " \t()*\\")] = '\0';
 	snprintf(me, sizeof(me), "%s:%ld:%04x", host, (long)getpid(),
-	    (unsigned)(now_ms() & 0xffff));
+	    (unsigned)(monotime_ms() & 0xffff));
 	lease_dn = dn_child("cn", LEASE_CN, c->publish.groups_dn);
 	return lease_dn ? 0 : -1;
 }

@@ -8,8 +8,6 @@
  * loopback: a privd wedged in either is restarted by systemd, not left
  * answering from a snapshot that no longer moves, or not answering at all.
  */
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,24 +17,16 @@
 #include <systemd/sd-daemon.h>
 
 #include "log.h"
+#include "monotime.h"
 #include "pending.h"
 #include "service.h"
 #include "snapshot.h"
 #include "sync.h"
+#include "worker.h"
 
 static const struct cfg *cfg;
-static pthread_t thread;
-static int started;
-static atomic_int stopping;
+static struct worker teller = WORKER_INIT;
 
-static long long
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* The state in a line, as systemctl status shows it. */
 static void
@@ -109,21 +99,18 @@ http_answers(void)
 	return ok;
 }
 
-static void *
-run(void *arg)
+static void
+run(struct worker *w)
 {
 	char status[512], said[512] = "";
 	uint64_t wd_usec = 0;
 	long long wd_ms, last_ping = 0, now;
 	int ready = 0, quiet = 0;
 
-	(void)arg;
 	if (sd_watchdog_enabled(0, &wd_usec) <= 0)
 		wd_usec = 0;
 	wd_ms = (long long)(wd_usec / 1000);
-	while (!atomic_load(&stopping)) {
-		struct timespec ts = { 0, 200 * 1000000L };
-
+	do {
 		status_line(status, sizeof(status));
 		if (!ready && sync_state() == SYNC_LIVE) {
 			sd_notifyf(0, "READY=1\nSTATUS=%s", status);
@@ -133,7 +120,7 @@ run(void *arg)
 			sd_notifyf(0, "STATUS=%s", status);
 			snprintf(said, sizeof(said), "%s", status);
 		}
-		now = mono_ms();
+		now = monotime_ms();
 		if (wd_ms > 0 && now - last_ping >= wd_ms / 3) {
 			long long age = now - sync_beat_ms();
 
@@ -153,9 +140,7 @@ run(void *arg)
 				quiet = 0;
 			}
 		}
-		nanosleep(&ts, NULL);
-	}
-	return NULL;
+	} while (!worker_sleep(w, 200));
 }
 
 int
@@ -166,11 +151,7 @@ svc_start(const struct cfg *c)
 	if (sock == NULL || *sock == '\0')
 		return 0;
 	cfg = c;
-	atomic_store(&stopping, 0);
-	if (pthread_create(&thread, NULL, run, NULL) != 0)
-		return -1;
-	started = 1;
-	return 0;
+	return worker_start(&teller, run);
 }
 
 void
@@ -189,9 +170,5 @@ void
 svc_stop(void)
 {
 	sd_notify(0, "STOPPING=1");
-	if (!started)
-		return;
-	atomic_store(&stopping, 1);
-	pthread_join(thread, NULL);
-	started = 0;
+	worker_stop(&teller);
 }

@@ -33,6 +33,7 @@
 #include "ldapconn.h"
 #include "log.h"
 #include "mirror.h"
+#include "monotime.h"
 #include "pending.h"
 #include "period.h"
 #include "snapshot.h"
@@ -57,7 +58,6 @@ static atomic_int stopping;
 static atomic_int rebuild;	/* sync_rebuild: a new snapshot wanted */
 static atomic_long beat;	/* sync_beat_ms: the loop's last turn */
 
-static long now_ms(void);
 static atomic_int state = SYNC_STARTING;
 static atomic_ulong reconnects;
 static pthread_mutex_t errlock = PTHREAD_MUTEX_INITIALIZER;
@@ -378,7 +378,7 @@ drain(struct follower *f, enum stream stream)
 	for (;;) {
 		/* a first refresh of a million entries is a long drain */
 		if ((++beats & 1023) == 0)
-			atomic_store(&beat, now_ms());
+			atomic_store(&beat, monotime_ms());
 		rc = ldap_result(f->ld, f->msgid, LDAP_MSG_ONE, &zero, &msg);
 		if (rc == 0)
 			return 0;
@@ -492,14 +492,6 @@ fd_of(struct follower *f)
 	return fd;
 }
 
-static long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
 
 /*
  * The follower signals every publication; writers that wait to read their
@@ -614,7 +606,7 @@ follow(void)
 		struct pollfd pfd[3];
 		int hold;
 
-		atomic_store(&beat, now_ms());
+		atomic_store(&beat, monotime_ms());
 		if (live)
 			fault_point("sync-live");
 		seen = events;
@@ -641,9 +633,9 @@ follow(void)
 		}
 		if (live && events != seen) {
 			if (dirty_since == 0)
-				dirty_since = now_ms();
+				dirty_since = monotime_ms();
 			/* a burst keeps coming: still publish every 100 ms */
-			if (now_ms() - dirty_since < 100)
+			if (monotime_ms() - dirty_since < 100)
 				continue;
 		}
 		/* a dated membership starts or ends: the model changes by itself;
@@ -703,7 +695,7 @@ fix_for(int rc)
 static void *
 run(void *arg)
 {
-	long backoff = 100, started = now_ms();
+	long backoff = 100, started = monotime_ms();
 
 	(void)arg;
 	while (!atomic_load(&stopping)) {
@@ -716,7 +708,7 @@ run(void *arg)
 			break;
 		perm = atomic_load(&permanent);
 		if (perm && atomic_load(&state) == SYNC_STARTING &&
-		    now_ms() - started >= cfg->startup_timeout_s * 1000L) {
+		    monotime_ms() - started >= cfg->startup_timeout_s * 1000L) {
 			log_warn("sync: %s; giving up after %d s (ldap.startup_timeout)", fix_for(perm),
 			    cfg->startup_timeout_s);
 			atomic_store(&fatal, 1);
@@ -738,16 +730,16 @@ run(void *arg)
 			log_warn("sync: directory unreachable (%s); answering from the last "
 			    "snapshot, retrying in %ld ms", why[0] ? why : "connection lost", backoff);
 		}
-		until = now_ms() + backoff;
+		until = monotime_ms() + backoff;
 		/* a start that keeps failing gives up at ldap.startup_timeout, not
 		 * after the backoff that would sleep past it */
 		if (perm && atomic_load(&state) == SYNC_STARTING &&
 		    until > started + cfg->startup_timeout_s * 1000L)
 			until = started + cfg->startup_timeout_s * 1000L;
-		while (!atomic_load(&stopping) && now_ms() < until) {
+		while (!atomic_load(&stopping) && monotime_ms() < until) {
 			struct timespec ts = { 0, 20 * 1000000L };
 
-			atomic_store(&beat, now_ms());
+			atomic_store(&beat, monotime_ms());
 			nanosleep(&ts, NULL);
 		}
 		backoff = backoff * 2 > cfg->reconnect_max_ms ? cfg->reconnect_max_ms : backoff * 2;
@@ -781,7 +773,7 @@ sync_start(const struct cfg *c)
 	if (usage_dn == NULL || mirror_init(c) != 0 || pending_init(c) != 0)
 		return -1;
 	atomic_store(&stopping, 0);
-	atomic_store(&beat, now_ms());
+	atomic_store(&beat, monotime_ms());
 	if (pthread_create(&thread, NULL, run, NULL) != 0)
 		return -1;
 	return 0;
