@@ -48,7 +48,7 @@ start_privd() {	# LDAP_PORT HTTP_PORT LOG
 ratio() { echo "$1 $2" | awk '{ printf "%.2f", ($2 > 0 ? $1 / $2 : 0) }'; }
 verdict() { echo "$1 $2 $3" | awk '{ if (($3 == "min" && $1 >= $2) || ($3 == "max" && $1 <= $2)) print "pass"; else print "FAIL" }'; }
 
-for f in ceiling ldapread charge propagate latency gen population busy; do
+for f in ceiling ldapread charge propagate latency gen population busy entwrite; do
 	cc -std=c11 -Wall -Wextra -Werror -O2 -g -D_GNU_SOURCE -o "$dir/$f" "bench/$f.c" \
 		-lmicrohttpd -lldap -llber -lcurl -lpthread
 done
@@ -76,6 +76,7 @@ wait_ready "$U"
 	for i in $(seq 0 99); do printf '  bench%03d: [bench/load@]\n' "$i"; done
 	for i in 1 2 3 4 5 6 7; do printf '  busy%d: [bench/load@]\n' "$i"; done
 	for i in 1 2 3; do printf '  wallet%d: [bench/paid@]\n' "$i"; done
+	for i in 1 2; do printf '  cpu%d: [bench/load@]\n' "$i"; done
 } > "$dir/model.yaml"
 curl -sf -H "Authorization: Bearer $A" --data-binary @"$dir/model.yaml" "$U/v1/import" > /dev/null
 path=/v1/accounts/reader/privileges
@@ -149,6 +150,37 @@ w2=$(busy wallet2 0 1000 4); a2=$(busy busy6 0 1000 4)
 w3=$(busy wallet3 0 1000 4); a3=$(busy busy7 0 1000 4)
 paidc=$(median "$w1" "$w2" "$w3")
 allowc=$(median "$a1" "$a2" "$a3")
+
+# 5d. CPU per charge against CPU per read: privd's and slapd's user + system
+#     time (/proc/PID/stat) over 20,000 charges into one account, two at a
+#     time (two print servers), and over D seconds of reads. Then reads alone
+#     against reads while two clients charge another account, interleaved,
+#     medians of three.
+cpu() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+tick=$(getconf CLK_TCK)
+spid=$(cat "$dir/small/slapd.pid")
+served() { metric 'privd_http_requests_total{route="privileges",status="200"}'; }
+p0=$(cpu "$pid"); s0=$(cpu "$spid")
+"$dir/busy" "$U" "$C" cpu1 0 20000 2 > /dev/null
+p1=$(cpu "$pid"); s1=$(cpu "$spid")
+n0=$(served)
+wrk_rps -t2 -c64 -d"${D}s" -H "Authorization: Bearer $R" "$U$path" > /dev/null
+n1=$(served)
+p2=$(cpu "$pid")
+us_charge=$(echo "$p1 $p0 $tick" | awk '{ printf "%.0f", ($1 - $2) * 1e6 / $3 / 20000 }')
+us_slapd=$(echo "$s1 $s0 $tick" | awk '{ printf "%.0f", ($1 - $2) * 1e6 / $3 / 20000 }')
+us_read=$(echo "$p2 $p1 $tick $n1 $n0" | awk '{ printf "%.1f", ($1 - $2) * 1e6 / $3 / ($4 - $5) }')
+cpu_reads=$(ratio "$us_charge" "$us_read")
+ra=() rb=()
+for k in 1 2 3; do
+	ra+=("$(wrk_rps -t2 -c64 -d"${D}s" -H "Authorization: Bearer $R" "$U$path")")
+	"$dir/busy" "$U" "$C" cpu2 $((k * 10000000)) 10000000 2 > /dev/null & chg=$!
+	sleep 0.3
+	rb+=("$(wrk_rps -t2 -c64 -d"${D}s" -H "Authorization: Bearer $R" "$U$path")")
+	kill "$chg" 2>/dev/null; wait "$chg" 2>/dev/null || true
+done
+alone=$(median "${ra[@]}")
+charging=$(median "${rb[@]}")
 
 # 6. imports, entry by entry under a record: 20k accounts through the API
 #    while privd serves; 100k through privd --import into an empty directory
@@ -236,10 +268,25 @@ pub_groups=$(published "$dir/groups.yaml")
 epid=$(cat "$dir/epid"); pids="$pids $epid"
 gwrites=$(bmetric privd_entitlement_writes_total)
 kill "$epid"; sleep 0.5
+# the ceiling for the values: raw slapd taking the same modifies (20
+# values a person, 32 in flight) for 10,000 of the people, values privd
+# does not own, while one follower's persistent search of the people is
+# open as privd's is (slapd sends it every person written, about 0.3 ms of
+# slapd's CPU each here)
+ldapsearch -x -LLL -H "ldap://127.0.0.1:$bp/" -D cn=privd,dc=example,dc=edu -w privd-dev-secret \
+	-b ou=people,dc=example,dc=edu -E '!sync=rp' uid privMembership privMembershipDates entryCSN \
+	> /dev/null 2>&1 & follower=$!
+sleep 5	# its refresh of the 100k people, before the writes
+rawent=$("$dir/entwrite" "ldap://127.0.0.1:$bp/" cn=privd,dc=example,dc=edu privd-dev-secret \
+	ou=people,dc=example,dc=edu 90000 10000 20 32)
+kill "$follower" 2>/dev/null || true
 pub_values=$(published config/dev.yaml)
 epid=$(cat "$dir/epid"); pids="$pids $epid"
 vwrites=$(bmetric privd_entitlement_writes_total)
 first_pub=$((pub_groups + pub_values))
+pubrate=$(echo "$vwrites $pub_values" | awk '{ printf "%.0f", ($2 > 0 ? $1 / $2 : 0) }')
+r10=$(ratio "$pubrate" "$rawent")
+rawfloor=$(echo "$vwrites $rawent" | awk '{ printf "%.0f", ($2 > 0 ? $1 / $2 : 0) }')
 held0=$(bmetric privd_entitlement_values)
 w0=$(bmetric privd_entitlement_writes_total); v0=$(bmetric privd_entitlement_values_written_total)
 curl -sf -H "Authorization: Bearer $A" -d '{"cell":"r1/r0@o2/o1","grants":["login.hosts+=bench-h"]}' \
@@ -259,6 +306,7 @@ r2b=$(ratio "$reads" "$ldapor")
 r4=$(ratio "$bigreads" "$reads")
 r6=$(ratio "$deep" "$first"); r7=$(ratio "$bytes50k" "$bytes10")
 r9=$(ratio "$paidc" "$allowc")
+r11=$(ratio "$charging" "$alone")
 printf '\nprivd benchmark (%s s per measurement; %s cores; %s)\n\n' "$D" "$(nproc)" "$(date -u +%Y-%m-%d)"
 printf '%-44s %-28s %-12s %s\n' measurement result target verdict
 printf '%-44s %-28s %-12s %s\n' "reads vs minimal MHD ceiling ($size B body)" "$r1 ($reads / $ceil req/s)" ">= 0.90" "$(verdict "$r1" 0.90 min)"
@@ -271,6 +319,8 @@ printf '%-44s %-28s %-12s %s\n' "100k accounts: reads vs small directory" "$r4 (
 printf '%-44s %-28s %-12s %s\n' "100k accounts: usage report by organisation" "$report_ms ms (one read: $one_ms ms)" "<= 500 ms" "$(verdict "$report_ms" 500 max)"
 printf '%-44s %-28s %-12s %s\n' "100k accounts: first publish of entitlements" "$first_pub s (groups and values)" "<= 60 s" "$(verdict "$first_pub" 60 max)"
 printf '%-44s %-28s %-12s %s\n' "  the groups alone / then values on people" "$pub_groups s ($gwrites writes) / $pub_values s ($vwrites)" "(context)" "-"
+printf '%-44s %-28s %-12s %s\n' "  values vs raw slapd, same writes, a follower" "$r10 ($pubrate / $rawent /s)" ">= 0.80" "$(verdict "$r10" 0.80 min)"
+printf '%-44s %-28s %-12s %s\n' "  the values at raw slapd's rate" "$rawfloor s for $vwrites writes" "(context)" "-"
 printf '%-44s %-28s %-12s %s\n' "  one grant: writes for the accounts reached" "$gw writes, $gv values, $reached reached, $grant_ms ms" "only those" "$only"
 printf '%-44s %-28s %-12s %s\n' "grant change to API, p50 / p99 (200)" "$pg50 / $pg99 ms" "p99 <= 100" "$(verdict "$pg99" 100 max)"
 printf '%-44s %-28s %-12s %s\n' "membership change to API, p50 / p99 (200)" "$pm50 / $pm99 ms" "p99 <= 100" "$(verdict "$pm99" 100 max)"
@@ -278,6 +328,9 @@ printf '%-44s %-28s %-12s %s\n' "charges, one account: after 50k vs first 1k" "$
 printf '%-44s %-28s %-12s %s\n' "usage stream bytes/charge: at 50k vs at 10" "$r7 ($bytes50k / $bytes10 B)" "<= 1.5" "$(verdict "$r7" 1.5 max)"
 printf '%-44s %-28s %-12s %s\n' "  (filling to 50k: $fill charges/s, 8 at a time)" "" "" ""
 printf '%-44s %-28s %-12s %s\n' "charges on the paid wallet vs the allowance" "$r9 ($paidc / $allowc /s)" ">= 0.40" "$(verdict "$r9" 0.40 min)"
+printf '%-44s %-28s %-12s %s\n' "privd CPU per charge, in reads" "$cpu_reads ($us_charge / $us_read us)" "<= 6" "$(verdict "$cpu_reads" 6 max)"
+printf '%-44s %-28s %-12s %s\n' "  slapd CPU per charge" "$us_slapd us" "(context)" "-"
+printf '%-44s %-28s %-12s %s\n' "reads while two clients charge vs alone" "$r11 ($charging / $alone req/s)" ">= 0.70" "$(verdict "$r11" 0.70 min)"
 printf '%-44s %-28s %-12s %s\n' "read latency at 25% of peak ($quarter req/s)" "p50 $q50 / p99 $q99 / p99.9 $q999 ms" "(context)" "-"
 printf '%-44s %-28s %-12s %s\n' "  driver: achieved rate, late sends" "$qrate req/s, $qlag" "= target" "$(echo "$qrate $quarter $qlag" | awk '{ print ($1 >= 0.98 * $2 && $3 <= 0.01) ? "pass" : "FAIL" }')"
 printf '%-44s %-28s %-12s %s\n' "read latency at 50% of peak ($half req/s)" "p50 $l50 / p99 $l99 / p99.9 $l999 ms" "(context)" "-"

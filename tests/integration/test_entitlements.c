@@ -173,6 +173,8 @@ groups_and_values_match_the_model(void **state)
 	assert_int_equal(has_value("e1", "printer.access:eng-laser"), 1);
 	assert_int_equal(has_value("e5", "printer.access:arts-inkjet"), 1);
 	assert_int_equal(has_value("e5", "login.hosts:eng-lab"), 0);
+	/* privAccount allows the values: no class was added for them */
+	assert_int_equal(it_ldap_count("uid=e1," PEOPLE, "(objectClass=privEntitled)"), 0);
 	/* the groups are groupOfNames, found the way consumers look */
 	assert_int_equal(it_ldap_count(GROUPS, "(&(objectClass=groupOfNames)"
 	    "(cn=printer.access=arts-inkjet))"), 1);
@@ -295,6 +297,33 @@ a_privilege_no_longer_published_leaves(void **state)
 	assert_true(until_member("login.hosts=eng-lab", "e1", 1, 20000) >= 0);
 }
 
+static int
+e1_has_boot_value(void)
+{
+	return it_ldap_count("uid=e1," PEOPLE, "(&(objectClass=bootableDevice)"
+	    "(bootFile=" URN "login.hosts:eng-lab))") == 1;
+}
+
+/* an attribute the people's classes do not allow (bootFile, of nis's
+ * bootableDevice): a first value refused alone is sent again with the class */
+static void
+a_class_the_people_lack_goes_with_their_first_value(void **state)
+{
+	char conf[300];
+
+	(void)state;
+	snprintf(conf, sizeof(conf), "%s/env/boot.yaml", it_dir);
+	it_sh("sed 's/^  prefix:/  attribute: bootFile\\n  object_class: bootableDevice\\n  prefix:/' "
+	    "config/dev.yaml > %s && grep -q 'object_class: bootableDevice' %s", conf, conf);
+	it_sh("PRIVD_CONFIG=%s tests/integration/env.sh privd-restart %s/env", conf, it_dir);
+	assert_true(it_within(20000, e1_has_boot_value) >= 0);
+	assert_int_equal(it_ldap_count("uid=e5," PEOPLE, "(&(objectClass=bootableDevice)"
+	    "(bootFile=" URN "printer.access:arts-inkjet))"), 1);
+	assert_int_equal(check_at(conf, it_ldap_port), 0);
+	it_sh("tests/integration/env.sh privd-restart %s/env", it_dir);
+	assert_int_equal(check_entitlements("config/dev.yaml"), 0);
+}
+
 static void
 one_of_two_privd_writes_and_another_takes_over(void **state)
 {
@@ -394,6 +423,7 @@ main(void)
 		cmocka_unit_test(a_dated_membership_ends_by_itself),
 		cmocka_unit_test(hand_changes_are_found_and_put_right),
 		cmocka_unit_test(a_privilege_no_longer_published_leaves),
+		cmocka_unit_test(a_class_the_people_lack_goes_with_their_first_value),
 		cmocka_unit_test(nobody_else_writes_them),
 		cmocka_unit_test(one_of_two_privd_writes_and_another_takes_over),
 	};
