@@ -23,9 +23,11 @@ rnd(unsigned n)
 	return (unsigned)(seed % n);
 }
 
-/* A set of cell names, so no name is made twice. */
-#define SET 65536
-static char *set[SET];
+/* A set of cell names, so no name is made twice: open addressing, sized
+ * at twice the cells asked for (a fixed 65,536 slots never finished 50,000
+ * cells or more) */
+static char **set;
+static unsigned nset;
 
 static int
 seen(const char *s)
@@ -35,7 +37,7 @@ seen(const char *s)
 
 	for (p = s; *p; p++)
 		h = (h ^ (unsigned char)*p) * 16777619u;
-	for (h %= SET; set[h]; h = (h + 1) % SET)
+	for (h %= nset; set[h]; h = (h + 1) % nset)
 		if (strcmp(set[h], s) == 0)
 			return 1;
 	set[h] = strdup(s);
@@ -77,6 +79,12 @@ main(int argc, char **argv)
 		return 2;
 	accounts = atoi(argv[1]);
 	want = atoi(argv[2]);
+	if (accounts < 1 || want < 2 || want > 10000000)
+		return 2;
+	for (nset = 1024; nset < 2u * (unsigned)want; nset *= 2)
+		;
+	if ((set = calloc(nset, sizeof(*set))) == NULL)
+		return 1;
 	snprintf(rs, sizeof(rs), "ou=reasons,%s", BASE);
 	tree("", "r", rfan, 0, "reasons", "privReason", rs);
 	reasons = paths;
@@ -103,7 +111,8 @@ main(int argc, char **argv)
 
 		do {
 			r = ncells % 2 ? reasons[rnd(nreasons)] : leaves[rnd(nleaves)];
-			o = ncells % 50 == 1 ? "" : orgs[rnd(norgs)];
+			/* one in 50 on a whole reason (@), while reasons last */
+			o = ncells % 50 == 1 && ncells / 50 < nreasons / 2 ? "" : orgs[rnd(norgs)];
 			snprintf(name, sizeof(name), "%s@%s", r, o);
 		} while (seen(name));
 		cells[ncells] = strdup(name);

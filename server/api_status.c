@@ -13,6 +13,7 @@
 #include "pending.h"
 #include "snapshot.h"
 #include "sync.h"
+#include "uentry.h"
 
 enum MHD_Result
 api_healthz(struct req *r)
@@ -130,13 +131,16 @@ api_metrics(struct req *r)
 	    "privd_sync_usage_bytes_total %llu\n"
 	    "# HELP privd_sync_usage_entries_total Entries received on the usage stream.\n"
 	    "# TYPE privd_sync_usage_entries_total counter\n"
-	    "privd_sync_usage_entries_total %llu\n",
+	    "privd_sync_usage_entries_total %llu\n"
+	    "# HELP privd_quota_read_backs_total Quota writes read back by a second search (no post-read answer).\n"
+	    "# TYPE privd_quota_read_backs_total counter\n"
+	    "privd_quota_read_backs_total %llu\n",
 	    s ? (long long)(time(NULL) - s->built) : -1LL,
 	    s ? s->naccounts : 0, s ? s->ncells : 0, s ? s->nmres : 0,
 	    mirror_build_seconds(), (unsigned long long)sync_reconnects(),
 	    sync_state() == SYNC_STALE, ps.open,
 	    ps.open && ps.started ? (long long)(time(NULL) - ps.started) : 0LL, ps.stale,
-	    ubytes, uentries);
+	    ubytes, uentries, uent_read_backs());
 	snap_leave(t);
 	provider_family(extra, sizeof(extra), "privd_ldap_writes_taken_total",
 	    "Write connections taken, by provider.", "counter", 0);

@@ -133,6 +133,7 @@ quota_take(LDAP *ld, const struct quota_req *q, const char *rid, long long amoun
 				goto refused;
 		}
 		o.dn = t.udn;
+		uent_read_back(&o);
 		rec = ttl_s > 0 ?
 		    lentry_format(kind, rid, n, q->actor, q->account, q->now, metadata,
 		    paid > 0 ? "IsI" : "Is", "requested", requested, "expires", r->expires,
@@ -162,7 +163,7 @@ quota_take(LDAP *ld, const struct quota_req *q, const char *rid, long long amoun
 			r->split = paid > 0;
 			r->state = ttl_s > 0 ? "open" : NULL;
 			ret = 0;
-			uent_landed(ld, q, &t, &st, r, e);
+			uent_landed(ld, q, &t, &o, &st, r, e);
 			goto done;
 		case LDAP_TYPE_OR_VALUE_EXISTS:
 			/* the request id is there already */
@@ -292,6 +293,7 @@ quota_credit(LDAP *ld, const struct quota_req *q, const char *kind, const char *
 		if (rc == 1)
 			goto replayed;
 		o.dn = t.udn;
+		uent_read_back(&o);
 		rec = ref != NULL ? lentry_format(kind, rid, amount, q->actor, NULL, q->now, meta,
 		    "Is", "requested", amount, "ref", ref) : lentry_format(kind, rid, amount,
 		    q->actor, NULL, q->now, meta, "I", "requested", amount);
@@ -306,7 +308,7 @@ quota_credit(LDAP *ld, const struct quota_req *q, const char *kind, const char *
 		if (rc == LDAP_SUCCESS) {
 			r->amount = amount;
 			ret = 0;
-			uent_landed(ld, q, &t, &st, r, e);
+			uent_landed(ld, q, &t, &o, &st, r, e);
 			goto done;
 		}
 		if (rc == LDAP_TYPE_OR_VALUE_EXISTS)
@@ -376,6 +378,7 @@ quota_void(LDAP *ld, const struct quota_req *q, const char *rid, int hold,
 		if (rc == 1)
 			goto replayed;
 		o.dn = t.udn;
+		uent_read_back(&o);
 		rec = lentry_format(kind, rid, 0, q->actor, NULL, q->now, NULL, "II",
 		    "requested", requested, "void", 1LL);
 		if (rec == NULL || (o.assert = arch_assert(nseg)) == NULL ||
@@ -387,7 +390,7 @@ quota_void(LDAP *ld, const struct quota_req *q, const char *rid, int hold,
 		rc = wop_run(ld, &o);
 		if (rc == LDAP_SUCCESS) {
 			ret = 0;
-			uent_landed(ld, q, &t, &st, r, e);
+			uent_landed(ld, q, &t, &o, &st, r, e);
 			goto done;
 		}
 		if (rc == LDAP_TYPE_OR_VALUE_EXISTS)

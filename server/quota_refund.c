@@ -92,6 +92,7 @@ quota_refund(LDAP *ld, const struct quota_req *q, const char *rid,
 		free(rec);
 		free(segs);
 		o.dn = t.udn;
+		uent_read_back(&o);
 		rec = split > 0 ? lentry_format("refund", rid, here, q->actor, q->account, q->now,
 		    NULL, "IsI", "requested", amount, "ref", charge_id, "paid", amount - here) :
 		    lentry_format("refund", rid, amount, q->actor, q->account, q->now, NULL, "Is",
@@ -120,7 +121,7 @@ quota_refund(LDAP *ld, const struct quota_req *q, const char *rid,
 			r->split = split > 0;
 			r->refundable -= amount;
 			ret = 0;
-			uent_landed(ld, q, &t, &st, r, e);
+			uent_landed(ld, q, &t, &o, &st, r, e);
 			goto done;
 		}
 		if (rc != LDAP_TYPE_OR_VALUE_EXISTS && rc != LDAP_NO_SUCH_ATTRIBUTE &&

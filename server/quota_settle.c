@@ -69,16 +69,16 @@ settled(const struct quota_req *q, const struct uent_state *st, const char *id,
 
 /*
  * Settles hold id, held h, as kind (commit of amount, release, expire):
- * removing its privHold value is what makes this happen once. The LDAP
+ * removing its privHold value is what makes this happen once. The write is
+ * o's, which brings the counters back (the caller frees it). The LDAP
  * result code.
  */
 static int
-settle(LDAP *ld, const char *udn, const struct usage_val *u, const char *id,
+settle(LDAP *ld, struct wop *o, const char *udn, const struct usage_val *u, const char *id,
     const char *holdval, const char *kind, long long h, long long amount,
     const char *actor, const char *account, time_t now, const char *metadata,
     long long paid)
 {
-	struct wop o;
 	/* a split hold's: what the paid wallet settles, and what was asked */
 	char *rec = paid >= 0 ? lentry_format(kind, id, amount, actor, account, now, metadata,
 	    "III", "released", h - amount, "paid", paid, "requested", amount + (strcmp(kind,
@@ -86,15 +86,15 @@ settle(LDAP *ld, const char *udn, const struct usage_val *u, const char *id,
 	    metadata, "I", "released", h - amount);
 	int rc = LDAP_NO_MEMORY;
 
-	memset(&o, 0, sizeof(o));
-	o.dn = udn;
+	wop_free(o);
+	o->dn = udn;
+	uent_read_back(o);
 	if (rec != NULL &&
-	    wop_mod(&o, LDAP_MOD_DELETE, "privHold", "%s", holdval) == 0 &&
-	    wop_mod(&o, LDAP_MOD_ADD, "privEntry", "%s", rec) == 0 &&
-	    wop_swap(&o, "privHeld", u->held, u->held - h) == 0 &&
-	    wop_swap(&o, "privUsed", u->used, u->used + amount - h) == 0)
-		rc = wop_run(ld, &o);
-	wop_free(&o);
+	    wop_mod(o, LDAP_MOD_DELETE, "privHold", "%s", holdval) == 0 &&
+	    wop_mod(o, LDAP_MOD_ADD, "privEntry", "%s", rec) == 0 &&
+	    wop_swap(o, "privHeld", u->held, u->held - h) == 0 &&
+	    wop_swap(o, "privUsed", u->used, u->used + amount - h) == 0)
+		rc = wop_run(ld, o);
 	free(rec);
 	return rc;
 }
@@ -121,10 +121,12 @@ quota_settle(LDAP *ld, const struct quota_req *q, const char *id, int release,
 	char exp[32], now[32], *val, *meta = NULL;
 	long long h, split, here;
 	struct wop_try tr;
+	struct wop o;
 	json_t *j;
 	int rc, ret = -1, locked = 0;
 
 	memset(r, 0, sizeof(*r));
+	memset(&o, 0, sizeof(o));
 	if (release)
 		amount = 0;
 	if ((rc = uent_find(ld, q, id, NULL, "hold", r, &t, &st, e)) != 0) {
@@ -153,7 +155,7 @@ quota_settle(LDAP *ld, const struct quota_req *q, const char *id, int release,
 		here = amount < h ? amount : h;
 		if (strcmp(exp, now) <= 0) {
 			/* past its TTL: release it now rather than wait for the reaper */
-			rc = settle(ld, t.udn, &st.u, id, val, "expire", h, 0, "privd", NULL,
+			rc = settle(ld, &o, t.udn, &st.u, id, val, "expire", h, 0, "privd", NULL,
 			    q->now, NULL, -1);
 			if (rc == LDAP_SUCCESS) {
 				uent_read(ld, q->cfg, t.udn, t.key, 0, &st, e);
@@ -172,7 +174,7 @@ quota_settle(LDAP *ld, const struct quota_req *q, const char *id, int release,
 		}
 		free(meta);
 		meta = hold_metadata(&st, id);
-		rc = settle(ld, t.udn, &st.u, id, val, kind, h, here, q->actor, q->account,
+		rc = settle(ld, &o, t.udn, &st.u, id, val, kind, h, here, q->actor, q->account,
 		    q->now, meta, split <= 0 ? -1 : release ? split : amount - here);
 		if (rc == LDAP_SUCCESS) {
 			r->amount = here;
@@ -180,7 +182,7 @@ quota_settle(LDAP *ld, const struct quota_req *q, const char *id, int release,
 			r->paid = release ? split : amount - here;
 			r->split = split > 0;
 			ret = 0;
-			uent_landed(ld, q, &t, &st, r, e);
+			uent_landed(ld, q, &t, &o, &st, r, e);
 			goto done;
 		}
 		if (rc != LDAP_NO_SUCH_ATTRIBUTE) {
@@ -194,6 +196,7 @@ quota_settle(LDAP *ld, const struct quota_req *q, const char *id, int release,
 done:
 	if (locked)
 		keylock_give(t.key);
+	wop_free(&o);
 	free(meta);
 	uent_free(&st);
 	free(t.udn);
@@ -228,6 +231,7 @@ quota_expire(LDAP *ld, const struct cfg *c, time_t now, int max, struct err *e)
 			char key[USAGE_KEY_MAX];
 			struct uent_state st = { 0, { 0, 0, 0, 0, "" }, NULL, NULL, NULL };
 			struct err he;
+			struct wop o;
 			LDAP *w = ld;
 
 			if (sscanf(holds[i], "%128s %lld %31s", hid, &h, exp) != 3 ||
@@ -242,9 +246,10 @@ quota_expire(LDAP *ld, const struct cfg *c, time_t now, int max, struct err *e)
 			}
 			snprintf(key, sizeof(key), "%s/%s", uid, name);
 			keylock_take(key);
+			memset(&o, 0, sizeof(o));
 			/* the counters as they are now: the swap asserts them */
 			rc = uent_read(w, c, dn, key, 0, &st, &he) != 0 ? LDAP_OTHER :
-			    settle(w, dn, &st.u, hid, holds[i], "expire", h, 0, "privd", NULL, now,
+			    settle(w, &o, dn, &st.u, hid, holds[i], "expire", h, 0, "privd", NULL, now,
 			    NULL, -1);
 			if (rc == LDAP_SUCCESS) {
 				n++;
@@ -252,6 +257,7 @@ quota_expire(LDAP *ld, const struct cfg *c, time_t now, int max, struct err *e)
 				uent_read(w, c, dn, key, 0, &st, e);
 			}
 			keylock_give(key);
+			wop_free(&o);
 			uent_free(&st);
 			if (rc != LDAP_SUCCESS && rc != LDAP_NO_SUCH_ATTRIBUTE)
 				log_warn("quota: cannot release expired hold %s of %s: %s", hid, dn,

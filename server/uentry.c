@@ -3,6 +3,7 @@
  * with its ledger segments, found by request id, created when missing.
  */
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,12 +59,14 @@ uent_free(struct uent_state *st)
  * counters in the usage table under key. 0 (st->exists 0 when there is no
  * entry), or -1 and e.
  */
+/* the counters: what a write's answer must say of its entry */
+static char *brief[] = { "privUsed", "privCredit", "privHeld", "privSegments",
+    "entryCSN", NULL };
+
 int
 uent_read(LDAP *ld, const struct cfg *c, const char *dn, const char *key,
     int full, struct uent_state *st, struct err *e)
 {
-	static char *brief[] = { "privUsed", "privCredit", "privHeld", "privSegments",
-	    "entryCSN", NULL };
 	static char *all[] = { "privUsed", "privCredit", "privHeld", "privSegments",
 	    "entryCSN", "privEntry", "privHold", "privRefund", NULL };
 	LDAPMessage *res = NULL, *m;
@@ -411,15 +414,53 @@ done:
 	return rc;
 }
 
+static atomic_ullong read_backs;
+
+unsigned long long
+uent_read_backs(void)
+{
+	return atomic_load(&read_backs);
+}
+
+void
+uent_read_back(struct wop *o)
+{
+	o->read = brief;
+}
+
+/* st's counters from what write o brought back: 0, or -1 when it did not */
+static int
+from_write(const struct wop *o, const char *key, struct uent_state *st)
+{
+	const char *used, *csn, *v;
+
+	if (o == NULL || (used = wop_got(o, "privUsed")) == NULL ||
+	    (csn = wop_got(o, "entryCSN")) == NULL)
+		return -1;
+	uent_free(st);
+	st->exists = 1;
+	st->u.used = strtoll(used, NULL, 10);
+	st->u.credit = (v = wop_got(o, "privCredit")) ? strtoll(v, NULL, 10) : 0;
+	st->u.held = (v = wop_got(o, "privHeld")) ? strtoll(v, NULL, 10) : 0;
+	st->u.segments = (v = wop_got(o, "privSegments")) ? strtoll(v, NULL, 10) : 0;
+	snprintf(st->u.csn, sizeof(st->u.csn), "%s", csn);
+	if (usage_put(key, &st->u) != 0)
+		log_warn("quota: out of memory recording usage of %s", key);
+	return 0;
+}
+
 void
 uent_landed(LDAP *ld, const struct quota_req *q, const struct uent_target *t,
-    struct uent_state *st, struct quota_res *r, struct err *e)
+    const struct wop *o, struct uent_state *st, struct quota_res *r, struct err *e)
 {
-	if (uent_read(ld, q->cfg, t->udn, t->key, 0, st, e) != 0) {
-		/* it landed: the sync stream brings the counters */
-		log_warn("quota: %s landed, reading it back failed: %s", t->key, e->msg);
-		memset(e, 0, sizeof(*e));
-		usage_get(t->key, &st->u);
+	if (from_write(o, t->key, st) != 0) {
+		atomic_fetch_add(&read_backs, 1);
+		if (uent_read(ld, q->cfg, t->udn, t->key, 0, st, e) != 0) {
+			/* it landed: the sync stream brings the counters */
+			log_warn("quota: %s landed, reading it back failed: %s", t->key, e->msg);
+			memset(e, 0, sizeof(*e));
+			usage_get(t->key, &st->u);
+		}
 	}
 	r->u = st->u;
 	uent_move(ld, q, t->udn, t->key);

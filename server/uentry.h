@@ -16,6 +16,7 @@
 #include "err.h"
 #include "qwrite.h"
 #include "usage.h"
+#include "wop.h"
 
 /* A usage entry as read: counters and, when asked, its multi-valued state. */
 struct uent_state {
@@ -119,13 +120,22 @@ int uent_find(LDAP *ld, const struct quota_req *q, const char *id, const char *i
     const char *kind, struct quota_res *r, struct uent_target *t, struct uent_state *st,
     struct err *e);
 
+/* Writes whose counters were read back by a search after them: the
+ * directory did not answer the post-read control (or not all of them). */
+unsigned long long uent_read_backs(void);
+
+/* Asks write o to bring back the counters as it leaves them (wop.h);
+ * again after each wop_free. */
+void uent_read_back(struct wop *o);
+
 /*
- * After a write of q landed on t: its counters read back into st and r->u
- * (a failed read is no error: the write landed, and the table has them
- * from the sync stream), and the settled ledger moved out (uent_move).
+ * After write o of q landed on t: its counters, as o brought them back or
+ * else read back, into st, r->u and the usage table (a failed read is no
+ * error: the write landed, and the table has them from the sync stream),
+ * and the settled ledger moved out (uent_move).
  */
 void uent_landed(LDAP *ld, const struct quota_req *q, const struct uent_target *t,
-    struct uent_state *st, struct quota_res *r, struct err *e);
+    const struct wop *o, struct uent_state *st, struct quota_res *r, struct err *e);
 
 /* The DN of the usage entry of uid's quota in period; malloc'd. */
 char *uent_usage_dn(const struct cfg *c, const char *uid, const char *quota,

@@ -1,4 +1,5 @@
-/* wop.h - one atomic LDAP modify of one entry, with an optional assertion. */
+/* wop.h - one atomic LDAP modify of one entry, with an optional assertion
+ * and an optional read of the entry as the modify left it. */
 #ifndef PRIVD_WOP_H
 #define PRIVD_WOP_H
 
@@ -7,8 +8,16 @@
 #include "err.h"
 
 #define WOP_MODS 8
+#define WOP_READ 8
 
-/* A modify of dn (borrowed); owns its values and assertion. */
+/*
+ * A modify of dn (borrowed); owns its values, assertion and what it read.
+ * read (borrowed, NULL-terminated, at most WOP_READ names) asks slapd for
+ * those attributes of the entry as the modify left it, in the modify's
+ * answer (RFC 4527 post-read): then got[i] is the first value of read[i]
+ * (NULL when the entry has none) and have_got is 1. A directory that does
+ * not answer the control leaves have_got 0: read the entry instead.
+ */
 struct wop {
 	const char *dn;
 	char *assert;		/* an LDAP filter the entry must match, or NULL */
@@ -16,6 +25,9 @@ struct wop {
 	LDAPMod mod[WOP_MODS];
 	char *val[WOP_MODS][2];
 	LDAPMod *mods[WOP_MODS + 1];
+	char **read;
+	char *got[WOP_READ];
+	int have_got;
 };
 
 /* Adds a modification of type (op LDAP_MOD_*) with one formatted value; -1 when full. */
@@ -32,7 +44,10 @@ int wop_mod(struct wop *o, int op, const char *type, const char *fmt, ...)
 int wop_swap(struct wop *o, const char *type, long long old, long long new);
 /* Sends the modify: the LDAP result code. */
 int wop_run(LDAP *ld, struct wop *o);
-/* Frees the values; o can be reused. */
+/* The first value of attribute type as the modify left it (type one of
+ * o->read), or NULL. */
+const char *wop_got(const struct wop *o, const char *type);
+/* Frees the values and what was read; o can be reused. */
 void wop_free(struct wop *o);
 
 /*

@@ -412,6 +412,20 @@ it_group_teardown(void **state)
 	return 0;
 }
 
+long
+it_metric(const char *line)
+{
+	long status, v = -1;
+	char *text = it_request("GET", "/metrics", READ_KEY, NULL, 0, &status), *at, want[200];
+
+	/* the sample's line, not its HELP line */
+	snprintf(want, sizeof(want), "\n%s", line);
+	if (text != NULL && (at = strstr(text, want)) != NULL)
+		v = strtol(at + strlen(want), NULL, 10);
+	free(text);
+	return v;
+}
+
 char *
 it_slurp(const char *path, size_t *len)
 {

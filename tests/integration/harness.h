@@ -28,6 +28,9 @@ json_t *it_call(const char *method, const char *path, const char *key,
     const char *body, long want);
 json_t *it_get(const char *path, long want);
 /* A whole file, NUL-terminated (caller frees); its length into len if not NULL. */
+/* a sample of /metrics, LINE its name and labels up to the value, e.g.
+ * "privd_stale ": its value, or -1 when privd does not show it */
+long it_metric(const char *line);
 char *it_slurp(const char *path, size_t *len);	/* with the read key */
 /* Runs a shell command; the test fails unless it exits 0. */
 void it_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

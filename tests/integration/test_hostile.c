@@ -188,15 +188,9 @@ probe_during(struct flood *f, int probes, long *failures)
 static long
 metric(const char *line)
 {
-	long status, v = 0;
-	char *text = it_request("GET", "/metrics", READ_KEY, NULL, 0, &status), *at, want[200];
+	long v = it_metric(line);
 
-	/* the sample's line, not its HELP line */
-	snprintf(want, sizeof(want), "\n%s", line);
-	if (text != NULL && (at = strstr(text, want)) != NULL)
-		v = strtol(at + strlen(want), NULL, 10);
-	free(text);
-	return v;
+	return v < 0 ? 0 : v;
 }
 
 /* The timed-out counter of a flood's connections: slow ones wait on the

@@ -167,6 +167,9 @@ parallel_charges_stop_at_the_limit(void **state)
 	assert_int_equal(used_of("racer"), 150);
 	assert_int_equal(ledger_total("racer", NULL), 150);
 	it_check_ledger();
+	/* each write brought its counters back in its answer (post-read):
+	 * none needed a second search */
+	assert_int_equal(it_metric("privd_quota_read_backs_total "), 0);
 }
 
 static void
