@@ -158,7 +158,7 @@ quota_settle(LDAP *ld, const struct quota_req *q, const char *id, int release,
 			rc = settle(ld, &o, t.udn, &st.u, id, val, "expire", h, 0, "privd", NULL,
 			    q->now, NULL, -1);
 			if (rc == LDAP_SUCCESS) {
-				uent_read(ld, q->cfg, t.udn, t.key, 0, &st, e);
+				uent_after(ld, q->cfg, &o, t.udn, t.key, &st, e);
 				uent_refuse(r, e, ERR_CONFLICT, QUOTA_HOLD_EXPIRED, "id",
 				    "hold '%s' expired and was released", id);
 				goto done;
@@ -254,7 +254,7 @@ quota_expire(LDAP *ld, const struct cfg *c, time_t now, int max, struct err *e)
 			if (rc == LDAP_SUCCESS) {
 				n++;
 				log_info("quota: hold %s of %s expired: released %lld", hid, key, h);
-				uent_read(w, c, dn, key, 0, &st, e);
+				uent_after(w, c, &o, dn, key, &st, e);
 			}
 			keylock_give(key);
 			wop_free(&o);

@@ -54,15 +54,15 @@ uent_free(struct uent_state *st)
 	memset(st, 0, sizeof(*st));
 }
 
+/* the counters: what a write's answer must say of its entry */
+static char *brief[] = { "privUsed", "privCredit", "privHeld", "privSegments",
+    "entryCSN", NULL };
+
 /*
  * Reads the usage entry at dn (full: its state values too) and records the
  * counters in the usage table under key. 0 (st->exists 0 when there is no
  * entry), or -1 and e.
  */
-/* the counters: what a write's answer must say of its entry */
-static char *brief[] = { "privUsed", "privCredit", "privHeld", "privSegments",
-    "entryCSN", NULL };
-
 int
 uent_read(LDAP *ld, const struct cfg *c, const char *dn, const char *key,
     int full, struct uent_state *st, struct err *e)
@@ -449,18 +449,25 @@ from_write(const struct wop *o, const char *key, struct uent_state *st)
 	return 0;
 }
 
+int
+uent_after(LDAP *ld, const struct cfg *c, const struct wop *o, const char *dn,
+    const char *key, struct uent_state *st, struct err *e)
+{
+	if (from_write(o, key, st) == 0)
+		return 0;
+	atomic_fetch_add(&read_backs, 1);
+	return uent_read(ld, c, dn, key, 0, st, e);
+}
+
 void
 uent_landed(LDAP *ld, const struct quota_req *q, const struct uent_target *t,
     const struct wop *o, struct uent_state *st, struct quota_res *r, struct err *e)
 {
-	if (from_write(o, t->key, st) != 0) {
-		atomic_fetch_add(&read_backs, 1);
-		if (uent_read(ld, q->cfg, t->udn, t->key, 0, st, e) != 0) {
-			/* it landed: the sync stream brings the counters */
-			log_warn("quota: %s landed, reading it back failed: %s", t->key, e->msg);
-			memset(e, 0, sizeof(*e));
-			usage_get(t->key, &st->u);
-		}
+	if (uent_after(ld, q->cfg, o, t->udn, t->key, st, e) != 0) {
+		/* it landed: the sync stream brings the counters */
+		log_warn("quota: %s landed, reading it back failed: %s", t->key, e->msg);
+		memset(e, 0, sizeof(*e));
+		usage_get(t->key, &st->u);
 	}
 	r->u = st->u;
 	uent_move(ld, q, t->udn, t->key);

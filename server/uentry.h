@@ -128,6 +128,12 @@ unsigned long long uent_read_backs(void);
  * again after each wop_free. */
 void uent_read_back(struct wop *o);
 
+/* After write o landed on dn: the counters it brought back, or else read
+ * back (counted in uent_read_backs), into st and the usage table. 0, or -1
+ * and e. */
+int uent_after(LDAP *ld, const struct cfg *c, const struct wop *o, const char *dn,
+    const char *key, struct uent_state *st, struct err *e);
+
 /*
  * After write o of q landed on t: its counters, as o brought them back or
  * else read back, into st, r->u and the usage table (a failed read is no
