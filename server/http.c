@@ -1,6 +1,7 @@
 /* http.c - libmicrohttpd glue: a route table, body limits, keys, error answers. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -831,6 +832,25 @@ raise_fd_limit(const struct cfg *c)
 		    "connections fit (raise LimitNOFILE)", (unsigned long)rl.rlim_cur, c->conn_limit);
 }
 
+/*
+ * Every HTTP client speaks first, so the kernel is told to hand privd a
+ * connection only once its first bytes have come: connections opened and
+ * left silent wait in the kernel, not in the accept queue ahead of a
+ * client with a request (an idle flood over http.connection_limit would
+ * otherwise put each new client behind its surplus).
+ */
+static void
+defer_accept(void)
+{
+	const union MHD_DaemonInfo *di = MHD_get_daemon_info(daemon_, MHD_DAEMON_INFO_LISTEN_FD);
+	int secs = 5;
+
+	if (di == NULL || setsockopt(di->listen_fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &secs,
+	    sizeof(secs)) != 0)
+		log_warn("cannot defer accepting until a request arrives: silent connections "
+		    "take places in the accept queue");
+}
+
 int
 http_start(const struct cfg *c, const struct http_route *table, int n, struct err *e)
 {
@@ -913,6 +933,7 @@ http_start(const struct cfg *c, const struct http_route *table, int n, struct er
 		return err_set(e, ERR_UNAVAILABLE, 0, "http.listen",
 		    "cannot listen on %s:%d (in use, or not allowed)", c->listen_host, c->listen_port);
 	}
+	defer_accept();
 	return 0;
 }
 
