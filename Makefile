@@ -39,7 +39,7 @@ UNIT_BIN = $(UNIT_SRC:tests/%.c=$(B)/tests/%)
 INTEG_SRC = $(wildcard tests/integration/test_*.c)
 INTEG_BIN = $(INTEG_SRC:tests/integration/%.c=$(B)/tests/integration/%)
 
-.PHONY: all deps check unit integration asan fuzz bench run clean install torture deb
+.PHONY: all deps check unit integration asan fuzz bench bench-1m run clean install torture deb
 
 PREFIX	?= /usr/local
 DESTDIR	?=
@@ -186,6 +186,11 @@ fuzz:
 bench: all
 	@deploy/deps.sh --bench
 	@bench/run.sh
+
+# a million accounts beside the demo directory (about 5 minutes)
+bench-1m: all
+	@deploy/deps.sh --bench
+	@bench/run1m.sh
 
 # the guarantee of doc/replication.md under 50 rounds of each fault (about
 # an hour); the counts of each round go to build/torture.txt

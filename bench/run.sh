@@ -5,6 +5,7 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
+. bench/lib.sh
 B=${B:-build/release}
 D=${BENCH_TIME:-5}
 dir=$(mktemp -d /tmp/privd-bench.XXXXXX)
@@ -22,31 +23,12 @@ trap cleanup EXIT INT TERM
 # its writes would share slapd with what they measure
 sed 's/, publish: \[groups, attribute\]//' config/dev.yaml > "$dir/nopub.yaml"
 
-free_port() {
-	while :; do
-		p=$(( 20000 + $(od -An -N2 -tu2 /dev/urandom) % 12000 ))
-		(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
-	done
-}
-wait_ready() {
-	for _ in $(seq 1 600); do curl -sf "$1/readyz" >/dev/null && return 0; sleep 0.02; done
-	echo "bench: $1 did not become ready" >&2; exit 1
-}
-# requests/s of a wrk run (2xx and 3xx only)
-wrk_rps() {
-	out=$(wrk "$@")
-	n=$(echo "$out" | awk '/requests in/ {print $1}')
-	bad=$(echo "$out" | awk '/Non-2xx/ {print $NF}')
-	echo "$n ${bad:-0} $D" | awk '{printf "%.0f", ($1 - $2) / $3}'
-}
 start_privd() {	# LDAP_PORT HTTP_PORT LOG
 	"$B/../../server/privd" -c "$dir/nopub.yaml" -L "ldap://127.0.0.1:$1/" -l "127.0.0.1:$2" \
 		> "$3" 2>&1 &
 	pids="$pids $!"
 	echo $!
 }
-ratio() { echo "$1 $2" | awk '{ printf "%.2f", ($2 > 0 ? $1 / $2 : 0) }'; }
-verdict() { echo "$1 $2 $3" | awk '{ if (($3 == "min" && $1 >= $2) || ($3 == "max" && $1 <= $2)) print "pass"; else print "FAIL" }'; }
 
 for f in ceiling ldapread charge propagate latency gen population busy entwrite; do
 	cc -std=c11 -Wall -Wextra -Werror -O2 -g -D_GNU_SOURCE -o "$dir/$f" "bench/$f.c" \

@@ -23,6 +23,8 @@
 # privd and mwhite (hos-dev-secret, the demo's administrator) write; other
 # people (jdoe / jdoe-dev-secret) only read. With SLAPD_TLS_CERT and
 # SLAPD_TLS_KEY set, the listener offers StartTLS with that certificate.
+# MAXSIZE: the main database's map size in bytes (1 GiB; make bench-1m's
+# million accounts need more).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
@@ -102,7 +104,7 @@ suffix "dc=example,dc=edu"
 rootdn "cn=admin,dc=example,dc=edu"
 rootpw secret
 directory $dir/db
-maxsize 1073741824
+maxsize ${MAXSIZE:-1073741824}
 index objectClass eq
 index uid eq
 index cn eq

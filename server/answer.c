@@ -154,8 +154,9 @@ done:
 static const struct answer *
 cached(const struct snap *s, const struct snap_account *a)
 {
-	size_t idx = (size_t)(a - s->accounts);
-	void *have = atomic_load(&s->answers[idx]);
+	/* a changed account keeps its answer beside it (snapderive.c) */
+	_Atomic(void *) *slot = a->over ? &a->over->answer : &s->answers[a - s->core];
+	void *have = atomic_load(slot);
 	struct answer *an;
 
 	if (have != NULL)
@@ -163,7 +164,7 @@ cached(const struct snap *s, const struct snap_account *a)
 	if ((an = build(s, a)) == NULL)
 		return NULL;
 	/* another reader may have built it meanwhile: keep the first */
-	if (!atomic_compare_exchange_strong(&s->answers[idx], &have, an)) {
+	if (!atomic_compare_exchange_strong(slot, &have, an)) {
 		free(an);
 		return have;
 	}

@@ -156,8 +156,9 @@ api_members_expiring(struct req *r)
 	const char *ws = http_query(r, "within");
 	long within = ws ? duration(ws) : 14 * 86400;
 	const struct snap *s;
+	const struct snap_account *sa;
 	json_t **v = NULL, *arr;
-	size_t i, k, n = 0, cap = 0;
+	size_t i, k, n = 0, cap = 0, pos = 0;
 	time_t now;
 	int t;
 
@@ -169,13 +170,13 @@ api_members_expiring(struct req *r)
 		return http_error(r, 503, "not_ready", NULL, "privd has not loaded the directory yet");
 	}
 	now = s->now;
-	for (i = 0; i < s->naccounts; i++)
-		for (k = 0; k < s->accounts[i].ndated; k++) {
+	while ((sa = snap_next(s, &pos)) != NULL)
+		for (k = 0; k < sa->ndated; k++) {
 			char cell[MEMBERSHIP_MAX], ts[24];
 			time_t from, until;
 			json_t **nv;
 
-			if (membership_split(s->accounts[i].dated[k], cell, sizeof(cell), &from,
+			if (membership_split(sa->dated[k], cell, sizeof(cell), &from,
 			    &until) != 0 || until == 0 || until <= now || until > now + within)
 				continue;
 			if (n == cap) {
@@ -185,7 +186,7 @@ api_members_expiring(struct req *r)
 				cap = cap ? cap * 2 : 16;
 			}
 			membership_rfc3339(until, ts);
-			v[n++] = json_pack("{s:s, s:s, s:s, s:I}", "account", s->accounts[i].uid,
+			v[n++] = json_pack("{s:s, s:s, s:s, s:I}", "account", sa->uid,
 			    "cell", cell, "until", ts, "until_s", (json_int_t)until);
 		}
 	snap_leave(t);
@@ -207,7 +208,8 @@ api_members_purge(struct req *r)
 {
 	struct import_doc doc;
 	const struct snap *s;
-	size_t i, k;
+	const struct snap_account *sa;
+	size_t k, pos = 0;
 	time_t now;
 	int t;
 
@@ -219,8 +221,7 @@ api_members_purge(struct req *r)
 	now = s->now;
 	if ((doc.accounts = calloc(s->naccounts + 1, sizeof(*doc.accounts))) == NULL)
 		goto oom;
-	for (i = 0; i < s->naccounts; i++) {
-		const struct snap_account *sa = &s->accounts[i];
+	while ((sa = snap_next(s, &pos)) != NULL) {
 		struct import_account *a = &doc.accounts[doc.naccounts];
 
 		for (k = 0; k < sa->ndated; k++) {

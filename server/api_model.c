@@ -92,7 +92,9 @@ api_tree(struct req *r)
 	enum MHD_Result ret;
 	struct counts c;
 	char **paths;
-	size_t i, k, n;
+	const struct snap_account *a;
+	const struct snap_cell *sc;
+	size_t k, n, pos = 0, cpos = 0;
 	json_t *o;
 	int t;
 
@@ -111,12 +113,12 @@ api_tree(struct req *r)
 		memcpy(paths, reasons ? s->reasons : s->orgs, n * sizeof(*paths));
 	qsort(paths, n, sizeof(*paths), by_name);
 	/* keys borrowed from the snapshot: it stays entered until the answer is built */
-	for (i = 0; i < s->ncells; i++)
-		for (k = 0; k < s->cells[i].ngrants; k++)
-			bump(&c.grants, reasons ? s->cells[i].reason : s->cells[i].org);
-	for (i = 0; i < s->naccounts; i++)
-		for (k = 0; k < s->accounts[i].nm; k++) {
-			const struct snap_cell *sc = snap_cell(s, s->accounts[i].m[k]->cell);
+	while ((sc = snap_next_cell(s, &cpos)) != NULL)
+		for (k = 0; k < sc->ngrants; k++)
+			bump(&c.grants, reasons ? sc->reason : sc->org);
+	while ((a = snap_next(s, &pos)) != NULL)
+		for (k = 0; k < a->nm; k++) {
+			const struct snap_cell *sc = snap_cell(s, a->m[k]->cell);
 
 			if (sc != NULL)
 				bump(&c.members, reasons ? sc->reason : sc->org);
@@ -140,7 +142,9 @@ api_who(struct req *r)
 	enum MHD_Result ret;
 	json_t *o, *cells, *accts;
 	long long want = 1;
-	size_t i, k;
+	const struct snap_account *a;
+	const struct snap_cell *c;
+	size_t k, pos = 0, cpos = 0;
 	int t, p;
 
 	if (name == NULL || *name == '\0')
@@ -159,9 +163,9 @@ api_who(struct req *r)
 		return ret;
 	cells = json_array();
 	accts = json_array();
-	for (i = 0; cells && i < s->ncells; i++)
-		for (k = 0; k < s->cells[i].ngrants; k++) {
-			const struct grant *g = &s->cells[i].grants[k];
+	while (cells && (c = snap_next_cell(s, &cpos)) != NULL)
+		for (k = 0; k < c->ngrants; k++) {
+			const struct grant *g = &c->grants[k];
 
 			if (g->priv != p || (value && def->type == PRIV_SET &&
 			    strcmp(g->elem, value) != 0))
@@ -172,11 +176,10 @@ api_who(struct req *r)
 			    (value && (def->type == PRIV_NUMBER || def->type == PRIV_QUOTA) &&
 			    g->num < want))
 				continue;
-			json_array_append_new(cells, json_pack("{s:s, s:s}", "cell", s->cells[i].name,
+			json_array_append_new(cells, json_pack("{s:s, s:s}", "cell", c->name,
 			    "grant", g->text));
 		}
-	for (i = 0; accts && i < s->naccounts; i++) {
-		const struct snap_account *a = &s->accounts[i];
+	while (accts && (a = snap_next(s, &pos)) != NULL) {
 		struct resolve_val v;
 		int has = 0;
 
@@ -376,7 +379,9 @@ api_cells(struct req *r)
 	json_t *o, *cells, *rs, *os;
 	long want = 0;
 	char *end;
-	size_t i, k;
+	const struct snap_account *a;
+	const struct snap_cell *c;
+	size_t i, k, pos = 0, cpos = 0;
 	int t, failed;
 
 	if (ms != NULL && ((want = strtol(ms, &end, 10)) < 0 || want > 100 || *end || !*ms))
@@ -385,9 +390,9 @@ api_cells(struct req *r)
 		return ret;
 	strmap_init(&members);
 	strmap_init(&uids);
-	for (i = 0; i < s->naccounts; i++)
-		for (k = 0; k < s->accounts[i].nm; k++) {
-			const char *cell = s->accounts[i].m[k]->cell;
+	while ((a = snap_next(s, &pos)) != NULL)
+		for (k = 0; k < a->nm; k++) {
+			const char *cell = a->m[k]->cell;
 			json_t *l = strmap_get(&uids, cell);
 
 			bump(&members, cell);
@@ -401,13 +406,12 @@ api_cells(struct req *r)
 				}
 			}
 			if (json_array_size(l) < (size_t)want)
-				json_array_append_new(l, json_string(s->accounts[i].uid));
+				json_array_append_new(l, json_string(a->uid));
 		}
 	cells = json_array();
 	rs = json_array();
 	os = json_array();
-	for (i = 0; cells && i < s->ncells; i++) {
-		const struct snap_cell *c = &s->cells[i];
+	while (cells && (c = snap_next_cell(s, &cpos)) != NULL) {
 		json_t *g = json_array(), *p = json_array();
 
 		for (k = 0; g && k < c->ngrants; k++)

@@ -49,15 +49,16 @@ static size_t
 members(const struct snap *s, const char *cell, json_t *list, size_t max)
 {
 	struct drawer *v = list ? malloc((s->naccounts + 1) * sizeof(*v)) : NULL;
-	size_t i, n = 0;
+	const struct snap_account *a;
+	size_t i, n = 0, pos = 0;
 
-	for (i = 0; i < s->naccounts; i++) {
-		const char *via = pool_member_via(&s->accounts[i], cell);
+	while ((a = snap_next(s, &pos)) != NULL) {
+		const char *via = pool_member_via(a, cell);
 
 		if (via == NULL)
 			continue;
 		if (v != NULL)
-			v[n] = (struct drawer){ s->accounts[i].uid, via };
+			v[n] = (struct drawer){ a->uid, via };
 		n++;
 	}
 	if (v != NULL) {

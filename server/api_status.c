@@ -90,10 +90,12 @@ api_metrics(struct req *r)
 	const struct snap *s;
 	char extra[8192];
 	unsigned long long ubytes, uentries;
+	long full, derived;
 	int t;
 
 	pending_status(&ps);
 	sync_usage_traffic(&ubytes, &uentries);
+	mirror_builds(&full, &derived);
 	s = snap_enter(&t);
 	snprintf(extra, sizeof(extra),
 	    "# HELP privd_snapshot_age_seconds Seconds since the snapshot was built.\n"
@@ -108,9 +110,13 @@ api_metrics(struct req *r)
 	    "# HELP privd_snapshot_membership_cells Distinct membership cells precomputed.\n"
 	    "# TYPE privd_snapshot_membership_cells gauge\n"
 	    "privd_snapshot_membership_cells %zu\n"
-	    "# HELP privd_snapshot_build_seconds Time the last snapshot took to build.\n"
+	    "# HELP privd_snapshot_build_seconds Time the last snapshot took to build or derive.\n"
 	    "# TYPE privd_snapshot_build_seconds gauge\n"
 	    "privd_snapshot_build_seconds %.6f\n"
+	    "# HELP privd_snapshot_builds_total Snapshots built in full, and derived from the one before for a few people's changes.\n"
+	    "# TYPE privd_snapshot_builds_total counter\n"
+	    "privd_snapshot_builds_total{kind=\"full\"} %ld\n"
+	    "privd_snapshot_builds_total{kind=\"derived\"} %ld\n"
 	    "# HELP privd_ldap_reconnects_total Times the LDAP sync connection was re-established.\n"
 	    "# TYPE privd_ldap_reconnects_total counter\n"
 	    "privd_ldap_reconnects_total %llu\n"
@@ -136,8 +142,8 @@ api_metrics(struct req *r)
 	    "# TYPE privd_quota_read_backs_total counter\n"
 	    "privd_quota_read_backs_total %llu\n",
 	    s ? (long long)(time(NULL) - s->built) : -1LL,
-	    s ? s->naccounts : 0, s ? s->ncells : 0, s ? s->nmres : 0,
-	    mirror_build_seconds(), (unsigned long long)sync_reconnects(),
+	    s ? s->naccounts : 0, s ? s->ncells : 0, s ? s->nmres + s->over_mres.len : 0,
+	    mirror_build_seconds(), full, derived, (unsigned long long)sync_reconnects(),
 	    sync_state() == SYNC_STALE, ps.open,
 	    ps.open && ps.started ? (long long)(time(NULL) - ps.started) : 0LL, ps.stale,
 	    ubytes, uentries, uent_read_backs());

@@ -216,12 +216,12 @@ done:
 int
 ent_from_snap(const struct cfg *c, const struct snap *s, struct ent_state *out)
 {
-	size_t i, p;
+	const struct snap_account *a;
+	size_t p, pos = 0;
 	int any = cfg_publishes(c) != 0;
 
 	ent_init(out);
-	for (i = 0; any && i < s->naccounts; i++) {
-		const struct snap_account *a = &s->accounts[i];
+	while (any && (a = snap_next(s, &pos)) != NULL) {
 		char *dn = a->dn ? NULL : dn_child(c->uid_attr, a->uid, c->people_dn);
 		int rc = 0;
 

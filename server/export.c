@@ -286,7 +286,9 @@ export_yaml(const struct snap *s)
 	const struct snap_account **accts = calloc(s->naccounts + 1, sizeof(*accts));
 	yaml_emitter_t em;
 	yaml_event_t ev;
-	size_t i, k;
+	const struct snap_account *a;
+	const struct snap_cell *c;
+	size_t i, k, pos = 0, cpos = 0;
 	int ok;
 
 	if (cells == NULL || accts == NULL || !yaml_emitter_initialize(&em)) {
@@ -294,10 +296,10 @@ export_yaml(const struct snap *s)
 		free(accts);
 		return NULL;
 	}
-	for (i = 0; i < s->ncells; i++)
-		cells[i] = &s->cells[i];
-	for (i = 0; i < s->naccounts; i++)
-		accts[i] = &s->accounts[i];
+	for (i = 0; (c = snap_next_cell(s, &cpos)) != NULL; i++)
+		cells[i] = c;
+	for (i = 0; (a = snap_next(s, &pos)) != NULL; i++)
+		accts[i] = a;
 	if (s->ncells)
 		qsort(cells, s->ncells, sizeof(*cells), cell_by_name);
 	if (s->naccounts)

@@ -20,6 +20,7 @@
 #include "cfglive.h"
 #include "mirror.h"
 #include "path.h"
+#include "period.h"
 #include "pending.h"
 #include "pool.h"
 #include "snapshot.h"
@@ -40,7 +41,18 @@ struct mentry {
 static const struct cfg *cfg;
 static char *reasons_dn, *orgs_dn, *cells_dn, *printers_dn;
 static struct strmap mirror;
-static atomic_long build_usec;
+static atomic_long build_usec, derived, built;
+
+/*
+ * What changed since the last snapshot, so that a few changes derive the
+ * next one (snapderive.c) instead of building it in full: each changed
+ * person's folded uid, and each changed cell's name -> the uuid of the
+ * entry that holds it now ("" when gone), both owned; dirty_all when the
+ * trees or the printers changed.
+ */
+static struct strmap dirty, dirty_cells;
+static int dirty_all = 1;
+static struct snap *last;	/* what mirror_publish last published, built without an open change */
 
 int
 mirror_init(const struct cfg *c)
@@ -71,6 +83,13 @@ mirror_build_seconds(void)
 	return atomic_load(&build_usec) / 1e6;
 }
 
+void
+mirror_builds(long *full, long *derive)
+{
+	*full = atomic_load(&built);
+	*derive = atomic_load(&derived);
+}
+
 static void
 mentry_free(struct mentry *m)
 {
@@ -86,6 +105,67 @@ mentry_free(struct mentry *m)
 	free(m);
 }
 
+static void
+dirty_free(struct strmap *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->cap; i++)
+		if (d->slots[i].key != NULL) {
+			free((char *)d->slots[i].key);
+			free(d->slots[i].val);
+		}
+	strmap_free(d);
+}
+
+static void
+dirty_clear(void)
+{
+	dirty_free(&dirty);
+	dirty_free(&dirty_cells);
+}
+
+/* Notes that the entry m (under uuid) changed: held now when now is set. */
+static void
+note(const struct mentry *m, int now)
+{
+	struct strmap *d = m && m->kind == MK_CELL ? &dirty_cells : &dirty;
+	char key[512], *k, *v, *prev;
+	int failed;
+
+	if (m == NULL || dirty_all)
+		return;
+	if (m->kind == MK_CELL)
+		snprintf(key, sizeof(key), "%s", m->key);
+	else if (m->kind != MK_ACCOUNT || snap_fold_uid(m->key, key, sizeof(key)) != 0) {
+		dirty_all = 1;
+		return;
+	}
+	if ((v = strdup(now ? m->uuid : "")) == NULL)
+		goto oom;
+	if ((prev = strmap_get(d, key)) != NULL) {
+		/* the uid a person left is theirs no longer, unless taken again */
+		if (!now && strcmp(prev, m->uuid) != 0) {
+			free(v);
+			return;
+		}
+		strmap_put(d, key, v, NULL);
+		free(prev);
+		return;
+	}
+	if ((k = strdup(key)) == NULL) {
+		free(v);
+		goto oom;
+	}
+	strmap_put(d, k, v, &failed);
+	if (!failed)
+		return;
+	free(k);
+	free(v);
+oom:
+	dirty_all = 1;		/* the next snapshot is built in full */
+}
+
 void
 mirror_clear(void)
 {
@@ -95,12 +175,18 @@ mirror_clear(void)
 		if (mirror.slots[i].key != NULL)
 			mentry_free(mirror.slots[i].val);
 	strmap_free(&mirror);
+	dirty_clear();
+	dirty_all = 1;
+	last = NULL;
 }
 
 void
 mirror_forget(const char *uuid)
 {
-	mentry_free(strmap_del(&mirror, uuid));
+	struct mentry *m = strmap_del(&mirror, uuid);
+
+	note(m, 0);
+	mentry_free(m);
 }
 
 static int
@@ -133,7 +219,9 @@ mirror_keep(struct mentry *m)
 	if (failed) {
 		log_warn("sync: out of memory; dropping an entry");
 		mentry_free(m);
+		return 1;
 	}
+	note(m, 1);
 	return 1;
 }
 
@@ -267,6 +355,131 @@ mirror_entry(LDAP *ld, LDAPMessage *msg, int people, const char *uuid)
 	return mirror_keep(m);
 }
 
+/* The account a person's entry says (vals: its memberships, or the open
+ * change's before-state), as a snapshot takes it. */
+static void
+in_account(const struct mentry *m, const char **vals, size_t nvals, struct snap_in_account *a)
+{
+	if (nvals == 0 && cfg->default_cell != NULL) {
+		vals = (const char **)&cfg->default_cell;
+		nvals = 1;
+	}
+	a->uid = m->key;
+	a->dn = m->dn;
+	a->cells = vals;
+	a->ncells = nvals;
+}
+
+/* Whether a uid of gone[0..n-1] is still held by another entry (a uid on
+ * two entries: the full build decides which counts). */
+static int
+held_elsewhere(const char **gone, size_t n)
+{
+	struct strmap lost;
+	size_t i;
+	int failed, found = 0;
+
+	strmap_init(&lost);
+	for (i = 0; i < n; i++) {
+		strmap_put(&lost, gone[i], &lost, &failed);
+		if (failed) {
+			strmap_free(&lost);
+			return 1;
+		}
+	}
+	for (i = 0; !found && i < mirror.cap; i++) {
+		const struct mentry *m = mirror.slots[i].val;
+		char key[512];
+
+		if (mirror.slots[i].key != NULL && m->kind == MK_ACCOUNT &&
+		    snap_fold_uid(m->key, key, sizeof(key)) == 0 && strmap_get(&lost, key) != NULL)
+			found = 1;
+	}
+	strmap_free(&lost);
+	return found;
+}
+
+/*
+ * Publishes the snapshot after the last one with the people noted in dirty
+ * changed (snapderive.c): 1 when done, 0 when the next one must be built
+ * in full (anything but people changed, an open change, many people, a new
+ * configuration, a dated membership's moment, out of memory).
+ */
+static int
+derive(const struct pending_ov *ov)
+{
+	const struct cfg *c = cfglive_get() ? cfglive_get() : cfg;
+	struct snap_in_account *set = NULL;
+	struct snap_in_cell *cells = NULL;
+	const char **gone = NULL, **cells_gone = NULL;
+	size_t nset = 0, ngone = 0, ncells = 0, ncgone = 0, i;
+	struct snap_change ch;
+	struct snap *s = NULL;
+	struct err e;
+
+	if (last == NULL || dirty_all || dirty.len + dirty_cells.len == 0 ||
+	    pending_ov_len(ov) != 0 || last->cfg != c ||
+	    last->over.len + dirty.len > SNAP_OVER_MAX || snap_due(period_now()))
+		return 0;
+	if ((set = calloc(dirty.len + 1, sizeof(*set))) == NULL ||
+	    (gone = calloc(dirty.len + 1, sizeof(*gone))) == NULL ||
+	    (cells = calloc(dirty_cells.len + 1, sizeof(*cells))) == NULL ||
+	    (cells_gone = calloc(dirty_cells.len + 1, sizeof(*cells_gone))) == NULL)
+		goto done;
+	for (i = 0; i < dirty_cells.cap; i++) {
+		const char *uuid = dirty_cells.slots[i].val;
+		const struct mentry *m;
+
+		if (dirty_cells.slots[i].key == NULL)
+			continue;
+		m = *uuid ? strmap_get(&mirror, uuid) : NULL;
+		if (m != NULL && m->kind == MK_CELL && strcmp(m->key, dirty_cells.slots[i].key) == 0) {
+			cells[ncells].name = m->key;
+			cells[ncells].grants = (const char **)m->vals;
+			cells[ncells++].ngrants = m->nvals;
+		} else
+			cells_gone[ncgone++] = dirty_cells.slots[i].key;
+	}
+	for (i = 0; i < dirty.cap; i++) {
+		const char *uuid = dirty.slots[i].val;
+		const struct mentry *m;
+		char key[512];
+
+		if (dirty.slots[i].key == NULL)
+			continue;
+		m = *uuid ? strmap_get(&mirror, uuid) : NULL;
+		if (m != NULL && snap_fold_uid(m->key, key, sizeof(key)) == 0 &&
+		    strcmp(key, dirty.slots[i].key) == 0)
+			in_account(m, (const char **)m->vals, m->nvals, &set[nset++]);
+		else
+			gone[ngone++] = dirty.slots[i].key;
+	}
+	if (ngone > 0 && held_elsewhere(gone, ngone))
+		goto done;
+	ch = (struct snap_change){ set, nset, gone, ngone, cells, ncells, cells_gone, ncgone };
+	if ((s = snap_derive(last, &ch, &e)) == NULL) {
+		if (e.code == ERR_CONFLICT)
+			log_debug("sync: %s; building the snapshot in full", e.msg);
+		else
+			log_warn("sync: %s; building the snapshot in full", e.msg);
+	}
+done:
+	free(set);
+	free(gone);
+	free(cells);
+	free(cells_gone);
+	if (s == NULL)
+		return 0;
+	snap_publish(s);
+	last = s;
+	dirty_clear();
+	atomic_fetch_add(&derived, 1);
+	log_debug("sync: snapshot %llu derived: %zu accounts and %zu cells changed, %zu and %zu "
+	    "gone, %zu accounts in its overlay", (unsigned long long)s->gen, nset, ncells, ngone,
+	    ncgone, s->over.len);
+	return 1;
+}
+
 int
 mirror_publish(void)
 {
@@ -289,6 +502,8 @@ mirror_publish(void)
 	memset(&in, 0, sizeof(in));
 	if (pending_overlay(&ov) != 0)
 		return -1;
+	if (derive(&ov))
+		goto timed;
 	n += pending_ov_len(&ov);
 	reasons = calloc(n + 1, sizeof(*reasons));
 	orgs = calloc(n + 1, sizeof(*orgs));
@@ -330,14 +545,7 @@ mirror_publish(void)
 			printers[in.nprinters++].ngrants = nvals;
 			break;
 		case MK_ACCOUNT:
-			if (nvals == 0 && cfg->default_cell != NULL) {
-				vals = (const char **)&cfg->default_cell;
-				nvals = 1;
-			}
-			accts[in.naccounts].uid = m->key;
-			accts[in.naccounts].dn = m->dn;
-			accts[in.naccounts].cells = vals;
-			accts[in.naccounts++].ncells = nvals;
+			in_account(m, vals, nvals, &accts[in.naccounts++]);
 			break;
 		}
 	}
@@ -378,12 +586,18 @@ mirror_publish(void)
 	if ((s = snap_build(cfglive_get() ? cfglive_get() : cfg, &in, &e)) == NULL)
 		goto fail;
 	snap_publish(s);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	atomic_store(&build_usec, (t1.tv_sec - t0.tv_sec) * 1000000L +
-	    (t1.tv_nsec - t0.tv_nsec) / 1000);
+	/* the next few people's changes derive from this one */
+	last = pending_ov_len(&ov) == 0 ? s : NULL;
+	dirty_clear();
+	dirty_all = 0;
+	atomic_fetch_add(&built, 1);
 	log_debug("sync: snapshot %llu: %zu reasons, %zu organisations, %zu cells, "
 	    "%zu accounts", (unsigned long long)s->gen, in.nreasons, in.norgs,
 	    in.ncells, in.naccounts);
+timed:
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	atomic_store(&build_usec, (t1.tv_sec - t0.tv_sec) * 1000000L +
+	    (t1.tv_nsec - t0.tv_nsec) / 1000);
 	rc = 0;
 fail:
 	if (rc != 0)

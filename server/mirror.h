@@ -23,7 +23,10 @@ void mirror_clear(void);
 /* Builds a snapshot of the mirror and the open change's before-states and
  * publishes it; -1 when out of memory. */
 int mirror_publish(void);
-/* Seconds the last snapshot took to build. */
+/* Seconds the last snapshot took to build or derive. */
 double mirror_build_seconds(void);
+/* Snapshots built in full, and derived from the one before for a few
+ * people's changes (snapderive.c), since privd started. */
+void mirror_builds(long *full, long *derived);
 
 #endif

@@ -582,7 +582,8 @@ digest_message(const char *key)
 {
 	char *list = NULL, *nl, line[MEMBERSHIP_MAX + 128], when[24];
 	const struct snap *s;
-	size_t i, k, len = 0, n = 0;
+	const struct snap_account *a;
+	size_t k, len = 0, n = 0, pos = 0;
 	time_t now;
 	int t;
 
@@ -591,17 +592,17 @@ digest_message(const char *key)
 		return NULL;
 	}
 	now = s->now ? s->now : period_now();
-	for (i = 0; i < s->naccounts; i++)
-		for (k = 0; k < s->accounts[i].ndated; k++) {
+	while ((a = snap_next(s, &pos)) != NULL)
+		for (k = 0; k < a->ndated; k++) {
 			char cell[MEMBERSHIP_MAX];
 			time_t from, until;
 
-			if (membership_split(s->accounts[i].dated[k], cell, sizeof(cell), &from,
+			if (membership_split(a->dated[k], cell, sizeof(cell), &from,
 			    &until) != 0 || until == 0 || until <= now || until > now + 14 * 86400)
 				continue;
 			membership_rfc3339(until, when);
 			snprintf(line, sizeof(line), "  %-16.64s %-40s until %s\n",
-			    s->accounts[i].uid, cell, when);
+			    a->uid, cell, when);
 			if ((nl = realloc(list, len + strlen(line) + 1)) == NULL)
 				break;
 			list = nl;

@@ -186,15 +186,15 @@ report_usage(const struct snap *s, const struct report_opts *o, struct report *o
     struct err *e)
 {
 	struct strmap idx;
-	size_t cap = 0, i, j, k;
+	const struct snap_account *a;
+	size_t cap = 0, j, k, pos = 0;
 	const char *quota = s->cfg->privs[o->priv].name;
 
 	memset(out, 0, sizeof(*out));
 	strmap_init(&idx);
 	if ((out->top = calloc(s->naccounts + 1, sizeof(*out->top))) == NULL)
 		goto oom;
-	for (i = 0; i < s->naccounts; i++) {
-		const struct snap_account *a = &s->accounts[i];
+	while ((a = snap_next(s, &pos)) != NULL) {
 		struct resolve_val v;
 		struct usage_val u, w;
 		struct reach h = { out, &idx, &cap, NULL, 0, -1, { 0 }, 0 };

@@ -47,8 +47,8 @@ build_paths(char ***out, size_t *nout, struct strmap *idx, const char **in,
 	return 0;
 }
 
-static int
-build_cell(struct snap *s, const struct snap_in_cell *in, struct snap_cell *c)
+int
+snap_build_cell(struct snap *s, const struct snap_in_cell *in, struct snap_cell *c)
 {
 	char reason[PATH_MAX_LEN + 1], org[PATH_MAX_LEN + 1];
 	struct err e;
@@ -97,16 +97,20 @@ build_cell(struct snap *s, const struct snap_in_cell *in, struct snap_cell *c)
 	return 0;
 }
 
-/* The membership cell's index in s->mres, adding it when new; -2 for a bad name. */
-static long
-mres_slot(struct snap *s, const char *cell, size_t cap)
+/* The membership cell's values in s->mres, resolved when new (a full
+ * build: arg is the capacity of s->mres). */
+static int
+mres_slot(struct snap *s, const char *cell, void *arg, const struct snap_mres **out)
 {
 	char reason[PATH_MAX_LEN + 1], org[PATH_MAX_LEN + 1];
 	void *v = strmap_get(&s->mres_by_cell, cell);
+	size_t cap = *(const size_t *)arg;
 	struct snap_mres *m;
 
-	if (v != NULL)
-		return (long)snap_val_idx(v);
+	if (v != NULL) {
+		*out = &s->mres[snap_val_idx(v)];
+		return 0;
+	}
 	if (cell_split(cell, reason, org, NULL) != 0)
 		return -2;
 	if (s->nmres >= cap)
@@ -119,24 +123,37 @@ mres_slot(struct snap *s, const char *cell, size_t cap)
 		return -1;
 	if (put(&s->mres_by_cell, m->cell, snap_idx_val(s->nmres)) != 0)
 		return -1;
-	return (long)s->nmres++;
+	s->nmres++;
+	*out = m;
+	return 0;
 }
 
-/*
- * uid in lower case into out (size n): uid matches without case in LDAP
- * (caseIgnoreMatch), so privd looks accounts up the same way. 0, or -1
- * when it does not fit.
- */
-/* The key of a in account_by_uid. */
+/* The key of a in account_by_uid: uid in lower case, as LDAP matches uid
+ * (caseIgnoreMatch). */
 static const char *
 account_key(const struct snap_account *a)
 {
 	return a->fold ? a->fold : a->uid;
 }
 
-static int
-build_account(struct snap *s, const struct snap_in_account *in,
-    struct snap_account *a, size_t cap)
+void
+snap_account_clear(struct snap_account *a)
+{
+	size_t p;
+
+	free(a->uid);
+	free(a->fold);
+	free(a->dn);
+	for (p = 0; p < a->ndated; p++)
+		free(a->dated[p]);
+	free(a->dated);
+	free(a->m);
+	memset(a, 0, sizeof(*a));
+}
+
+int
+snap_build_account(struct snap *s, const struct snap_in_account *in,
+    struct snap_account *a, snap_mres_fn mres, void *arg)
 {
 	size_t i;
 
@@ -154,10 +171,10 @@ build_account(struct snap *s, const struct snap_in_account *in,
 		return -1;
 	for (i = 0; i < in->ncells; i++) {
 		char cell[MEMBERSHIP_MAX];
+		const struct snap_mres *m = NULL;
 		time_t from, until;
-		long k;
 		size_t j;
-		int dup = 0;
+		int dup = 0, rc;
 
 		if (membership_split(in->cells[i], cell, sizeof(cell), &from, &until) != 0) {
 			log_warn("snapshot: account %s: skipping membership '%.80s'", in->uid,
@@ -182,20 +199,18 @@ build_account(struct snap *s, const struct snap_in_account *in,
 			if (!membership_in_force(from, until, s->now))
 				continue;
 		}
-		k = mres_slot(s, cell, cap);
-
-		if (k == -1)
+		if ((rc = mres(s, cell, arg, &m)) == -1)
 			return -1;
-		if (k == -2) {
+		if (rc == -2) {
 			log_warn("snapshot: account %s: skipping membership '%.80s'",
 			    in->uid, in->cells[i]);
 			s->skipped++;
 			continue;
 		}
 		for (j = 0; j < a->nm; j++)
-			dup |= a->m[j] == &s->mres[k];
+			dup |= a->m[j] == m;
 		if (!dup)
-			a->m[a->nm++] = &s->mres[k];
+			a->m[a->nm++] = m;
 	}
 	return 0;
 }
@@ -252,26 +267,57 @@ build_printers(struct snap *s, const struct snap_input *in)
 	return 0;
 }
 
+/* The reverse of each core account's memberships: who is in each
+ * membership cell, so that a changed cell re-resolves just its people. */
+static int
+index_members(struct snap *s)
+{
+	size_t i, j, total = 0, *fill;
+
+	if ((s->mres_first = calloc(s->nmres + 1, sizeof(*s->mres_first))) == NULL)
+		return -1;
+	for (i = 0; i < s->ncore; i++)
+		for (j = 0; j < s->core[i].nm; j++) {
+			s->mres_first[s->core[i].m[j] - s->mres + 1]++;
+			total++;
+		}
+	for (i = 0; i < s->nmres; i++)
+		s->mres_first[i + 1] += s->mres_first[i];
+	if ((s->mres_accts = malloc((total ? total : 1) * sizeof(*s->mres_accts))) == NULL ||
+	    (fill = malloc((s->nmres + 1) * sizeof(*fill))) == NULL)
+		return -1;
+	memcpy(fill, s->mres_first, (s->nmres + 1) * sizeof(*fill));
+	for (i = 0; i < s->ncore; i++)
+		for (j = 0; j < s->core[i].nm; j++)
+			s->mres_accts[fill[s->core[i].m[j] - s->mres]++] = (uint32_t)i;
+	free(fill);
+	return 0;
+}
+
 struct snap *
 snap_build(const struct cfg *c, const struct snap_input *in, struct err *e)
 {
-	static _Atomic uint64_t generation;
 	struct snap *s;
 	size_t i, nm = 0;
 	int rc;
 
-	if ((s = calloc(1, sizeof(*s))) == NULL)
+	if ((s = calloc(1, sizeof(*s))) == NULL ||
+	    (s->core_refs = malloc(sizeof(*s->core_refs))) == NULL)
 		goto fail;
+	atomic_init(s->core_refs, 1);
 	s->cfg = c;
 	s->built = time(NULL);
 	s->now = in->now ? in->now : period_now();
-	s->gen = atomic_fetch_add(&generation, 1) + 1;
+	s->gen = snap_new_gen();
 	strmap_init(&s->reason_idx);
 	strmap_init(&s->org_idx);
 	strmap_init(&s->cell_by_name);
 	strmap_init(&s->mres_by_cell);
 	strmap_init(&s->account_by_uid);
 	strmap_init(&s->printer_by_name);
+	strmap_init(&s->over);
+	strmap_init(&s->over_mres);
+	strmap_init(&s->over_cells);
 
 	if (build_paths(&s->reasons, &s->nreasons, &s->reason_idx, in->reasons,
 	    in->nreasons, &s->skipped) != 0)
@@ -294,17 +340,17 @@ snap_build(const struct cfg *c, const struct snap_input *in, struct err *e)
 	    &s->skipped) != 0)
 		goto fail;
 
-	if ((s->cells = calloc(in->ncells ? in->ncells : 1, sizeof(*s->cells))) == NULL)
+	if ((s->core_cells = calloc(in->ncells ? in->ncells : 1, sizeof(*s->core_cells))) == NULL)
 		goto fail;
 	for (i = 0; i < in->ncells; i++) {
-		struct snap_cell *cell = &s->cells[s->ncells];
+		struct snap_cell *cell = &s->core_cells[s->ncore_cells];
 
 		if (strmap_get(&s->cell_by_name, in->cells[i].name) != NULL) {
 			s->skipped++;
 			continue;
 		}
-		if ((rc = build_cell(s, &in->cells[i], cell)) < 0) {
-			s->ncells++;	/* so snap_free sees it */
+		if ((rc = snap_build_cell(s, &in->cells[i], cell)) < 0) {
+			s->ncore_cells++;	/* so snap_free sees it */
 			goto fail;
 		}
 		if (rc > 0) {
@@ -312,17 +358,19 @@ snap_build(const struct cfg *c, const struct snap_input *in, struct err *e)
 			continue;
 		}
 		if (put(&s->cell_by_name, cell->name, cell) != 0) {
-			s->ncells++;
+			s->ncore_cells++;
 			goto fail;
 		}
-		s->ncells++;
+		s->ncore_cells++;
 	}
+	s->ncells = s->ncore_cells;
 	/* the cells that hold pools, for pool.c's lookups */
 	if ((s->pooled = calloc(s->ncells ? s->ncells : 1, sizeof(*s->pooled))) == NULL)
 		goto fail;
 	for (i = 0; i < s->ncells; i++)
-		if (s->cells[i].npools > 0)
-			s->pooled[s->npooled++] = &s->cells[i];
+		if (s->core_cells[i].npools > 0)
+			s->pooled[s->npooled++] = &s->core_cells[i];
+	s->core_pooled = s->pooled;
 
 	if (build_printers(s, in) != 0)
 		goto fail;
@@ -330,12 +378,11 @@ snap_build(const struct cfg *c, const struct snap_input *in, struct err *e)
 		nm += in->accounts[i].ncells;
 	if ((s->mres = calloc(nm ? nm : 1, sizeof(*s->mres))) == NULL)
 		goto fail;
-	if ((s->accounts = calloc(in->naccounts ? in->naccounts : 1,
-	    sizeof(*s->accounts))) == NULL ||
+	if ((s->core = calloc(in->naccounts ? in->naccounts : 1, sizeof(*s->core))) == NULL ||
 	    (s->answers = calloc(in->naccounts ? in->naccounts : 1, sizeof(*s->answers))) == NULL)
 		goto fail;
 	for (i = 0; i < in->naccounts; i++) {
-		struct snap_account *a = &s->accounts[s->naccounts];
+		struct snap_account *a = &s->core[s->ncore];
 
 		if (snap_account(s, in->accounts[i].uid) != NULL) {
 			log_warn("snapshot: uid %s appears on two entries; keeping the first",
@@ -343,12 +390,15 @@ snap_build(const struct cfg *c, const struct snap_input *in, struct err *e)
 			s->skipped++;
 			continue;
 		}
-		s->naccounts++;
-		if (build_account(s, &in->accounts[i], a, nm) != 0)
+		s->ncore++;
+		if (snap_build_account(s, &in->accounts[i], a, mres_slot, &nm) != 0)
 			goto fail;
 		if (put(&s->account_by_uid, account_key(a), a) != 0)
 			goto fail;
 	}
+	s->naccounts = s->ncore;
+	if (index_members(s) != 0)
+		goto fail;
 	return s;
 fail:
 	snap_free(s);

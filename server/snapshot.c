@@ -20,13 +20,74 @@ snap_pval_clear(struct snap_pval *pv)
 	memset(pv, 0, sizeof(*pv));
 }
 
+uint64_t
+snap_new_gen(void)
+{
+	static _Atomic uint64_t generation;
+
+	return atomic_fetch_add(&generation, 1) + 1;
+}
+
 void
-snap_free(struct snap *s)
+snap_over_put(struct snap_over *o)
+{
+	if (o == NULL || atomic_fetch_sub(&o->refs, 1) != 1)
+		return;
+	snap_account_clear(&o->a);
+	free(atomic_load(&o->answer));
+	free(o);
+}
+
+void
+snap_over_mres_put(struct snap_over_mres *o, const struct cfg *c)
+{
+	size_t p;
+
+	if (o == NULL || atomic_fetch_sub(&o->refs, 1) != 1)
+		return;
+	if (o->m.pv != NULL)
+		for (p = 0; p < c->nprivs; p++)
+			snap_pval_clear(&o->m.pv[p]);
+	free(o->m.pv);
+	free(o->m.cell);
+	free(o);
+}
+
+void
+snap_cell_clear(struct snap_cell *c)
+{
+	size_t p;
+
+	for (p = 0; p < c->ngrants; p++)
+		grant_clear(&c->grants[p]);
+	free(c->grants);
+	for (p = 0; p < c->npools; p++)
+		grant_clear(&c->pools[p]);
+	free(c->pools);
+	for (p = 0; p < c->ncontacts; p++)
+		free(c->contacts[p]);
+	free(c->contacts);
+	free(c->name);
+	free(c->reason);
+	free(c->org);
+	memset(c, 0, sizeof(*c));
+}
+
+void
+snap_over_cell_put(struct snap_over_cell *o)
+{
+	if (o == NULL || atomic_fetch_sub(&o->refs, 1) != 1)
+		return;
+	snap_cell_clear(&o->c);
+	free(o);
+}
+
+/* What a full build made, once no snapshot shares it. */
+static void
+core_free(struct snap *s)
 {
 	size_t i, p;
 
-	if (s == NULL)
-		return;
 	for (i = 0; i < s->nreasons; i++)
 		free(s->reasons[i]);
 	free(s->reasons);
@@ -34,24 +95,12 @@ snap_free(struct snap *s)
 	for (i = 0; i < s->norgs; i++)
 		free(s->orgs[i]);
 	free(s->orgs);
-	for (i = 0; i < s->ncells; i++) {
-		struct snap_cell *c = &s->cells[i];
-
-		for (p = 0; p < c->ngrants; p++)
-			grant_clear(&c->grants[p]);
-		free(c->grants);
-		for (p = 0; p < c->npools; p++)
-			grant_clear(&c->pools[p]);
-		free(c->pools);
-		for (p = 0; p < c->ncontacts; p++)
-			free(c->contacts[p]);
-		free(c->contacts);
-		free(c->name);
-		free(c->reason);
-		free(c->org);
-	}
-	free(s->cells);
-	free(s->pooled);
+	for (i = 0; i < s->ncore_cells; i++)
+		snap_cell_clear(&s->core_cells[i]);
+	free(s->core_cells);
+	free(s->core_pooled);
+	free(s->mres_first);
+	free(s->mres_accts);
 	for (i = 0; i < s->nmres; i++) {
 		if (s->mres[i].pv != NULL)
 			for (p = 0; p < s->cfg->nprivs; p++)
@@ -60,18 +109,12 @@ snap_free(struct snap *s)
 		free(s->mres[i].cell);
 	}
 	free(s->mres);
-	for (i = 0; i < s->naccounts; i++) {
-		free(s->accounts[i].uid);
-		free(s->accounts[i].fold);
-		free(s->accounts[i].dn);
-		for (p = 0; p < s->accounts[i].ndated; p++)
-			free(s->accounts[i].dated[p]);
-		free(s->accounts[i].dated);
-		free(s->accounts[i].m);
+	for (i = 0; i < s->ncore; i++) {
+		snap_account_clear(&s->core[i]);
 		if (s->answers)
 			free(atomic_load(&s->answers[i]));
 	}
-	free(s->accounts);
+	free(s->core);
 	free(s->answers);
 	strmap_free(&s->reason_idx);
 	strmap_free(&s->org_idx);
@@ -80,6 +123,33 @@ snap_free(struct snap *s)
 	strmap_free(&s->printer_by_name);
 	strmap_free(&s->mres_by_cell);
 	strmap_free(&s->account_by_uid);
+	free(s->core_refs);
+}
+
+void
+snap_free(struct snap *s)
+{
+	size_t i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < s->over.cap; i++)
+		if (s->over.slots[i].key != NULL)
+			snap_over_put(s->over.slots[i].val);
+	strmap_free(&s->over);
+	for (i = 0; i < s->over_mres.cap; i++)
+		if (s->over_mres.slots[i].key != NULL)
+			snap_over_mres_put(s->over_mres.slots[i].val, s->cfg);
+	strmap_free(&s->over_mres);
+	for (i = 0; i < s->over_cells.cap; i++)
+		if (s->over_cells.slots[i].key != NULL)
+			snap_over_cell_put(s->over_cells.slots[i].val);
+	strmap_free(&s->over_cells);
+	if (s->own_pooled)
+		free(s->pooled);
+	free(s->shadow);
+	if (s->core_refs == NULL || atomic_fetch_sub(s->core_refs, 1) == 1)
+		core_free(s);
 	free(s);
 }
 
@@ -104,7 +174,33 @@ snap_account(const struct snap *s, const char *uid)
 
 	if (snap_fold_uid(uid, key, sizeof(key)) != 0)
 		return NULL;
+	if (s->over.len > 0) {
+		const struct snap_over *o = strmap_get(&s->over, key);
+
+		if (o != NULL)
+			return o->a.uid != NULL ? &o->a : NULL;
+	}
 	return strmap_get(&s->account_by_uid, key);
+}
+
+const struct snap_account *
+snap_next(const struct snap *s, size_t *pos)
+{
+	const struct snap_over *o;
+
+	for (; *pos < s->ncore; (*pos)++)
+		if (s->shadow == NULL || !(s->shadow[*pos / 64] >> (*pos % 64) & 1))
+			return &s->core[(*pos)++];
+	for (; *pos - s->ncore < s->over.cap; (*pos)++) {
+		if (s->over.slots[*pos - s->ncore].key == NULL)
+			continue;
+		o = s->over.slots[*pos - s->ncore].val;
+		if (o->a.uid != NULL) {
+			(*pos)++;
+			return &o->a;
+		}
+	}
+	return NULL;
 }
 
 int
@@ -128,7 +224,34 @@ snap_printer(const struct snap *s, const char *name)
 const struct snap_cell *
 snap_cell(const struct snap *s, const char *name)
 {
+	if (s->over_cells.len > 0) {
+		const struct snap_over_cell *o = strmap_get(&s->over_cells, name);
+
+		if (o != NULL)
+			return o->c.name != NULL ? &o->c : NULL;
+	}
 	return strmap_get(&s->cell_by_name, name);
+}
+
+const struct snap_cell *
+snap_next_cell(const struct snap *s, size_t *pos)
+{
+	const struct snap_over_cell *o;
+
+	for (; *pos < s->ncore_cells; (*pos)++)
+		if (s->over_cells.len == 0 ||
+		    strmap_get(&s->over_cells, s->core_cells[*pos].name) == NULL)
+			return &s->core_cells[(*pos)++];
+	for (; *pos - s->ncore_cells < s->over_cells.cap; (*pos)++) {
+		if (s->over_cells.slots[*pos - s->ncore_cells].key == NULL)
+			continue;
+		o = s->over_cells.slots[*pos - s->ncore_cells].val;
+		if (o->c.name != NULL) {
+			(*pos)++;
+			return &o->c;
+		}
+	}
+	return NULL;
 }
 
 int

@@ -57,12 +57,45 @@ struct snap_account {
 	size_t ndated;
 	const struct snap_mres **m;
 	size_t nm;
+	struct snap_over *over;	/* the change that holds it; NULL: the full build's */
 };
 
+/*
+ * An account changed since the full build a snapshot shares (snapderive.c):
+ * held, with its answer, by each snapshot derived since, until the next
+ * full build. a.uid NULL: the account is gone.
+ */
+struct snap_over {
+	atomic_int refs;
+	struct snap_account a;
+	_Atomic(void *) answer;	/* as snap.answers */
+};
+
+/* A cell changed since the full build (c.name NULL: removed; its name in
+ * c.reason). */
+struct snap_over_cell {
+	atomic_int refs;
+	struct snap_cell c;
+};
+
+/* A membership cell's values resolved since the full build: a cell the
+ * full build had no account in, or one a changed cell covers. */
+struct snap_over_mres {
+	atomic_int refs;
+	struct snap_mres m;
+};
+
+/*
+ * A snapshot is a full build (the core: every field below but the last
+ * group) or derived from the one before for a few changed accounts: then it
+ * shares the core, counted in core_refs, and holds the changes in its own
+ * overlay. Readers see one model either way: snap_account and snap_next.
+ */
 struct snap {
 	const struct cfg *cfg;	/* borrowed; outlives every snapshot */
 	uint64_t gen;
 	time_t built;
+	atomic_int *core_refs;	/* snapshots sharing this one's core */
 
 	char **reasons;
 	int *reason_kids;	/* children per reason node */
@@ -72,30 +105,44 @@ struct snap {
 	size_t norgs;
 	struct strmap org_idx;
 
-	struct snap_cell *cells;
-	size_t ncells;
+	struct snap_cell *core_cells;	/* the full build's (iterate with snap_next_cell) */
+	size_t ncore_cells;
 	struct strmap cell_by_name;
 	const struct snap_cell **pooled;	/* the cells with pools */
 	size_t npooled;
+	const struct snap_cell **core_pooled;	/* the full build's list (freed with the core) */
 
 	struct snap_mres *mres;
 	size_t nmres;
 	struct strmap mres_by_cell;
+	/* the core accounts in each core membership cell: mres_accts[
+	 * mres_first[k] .. mres_first[k + 1]) for s->mres[k] */
+	size_t *mres_first;
+	uint32_t *mres_accts;
 
 	struct price_card *printers;	/* rate cards, sorted by name */
 	size_t nprinters;
 	struct strmap printer_by_name;
 
-	struct snap_account *accounts;
-	size_t naccounts;
+	struct snap_account *core;	/* the full build's accounts (iterate with snap_next) */
+	size_t ncore;
 	struct strmap account_by_uid;
-	/* per account, its privileges answer serialised once (answer.c); each a
-	 * single malloc'd block, freed with the snapshot */
+	/* per core account, its privileges answer serialised once (answer.c);
+	 * each a single malloc'd block, freed with the core */
 	_Atomic(void *) *answers;
 
 	size_t skipped;		/* bad grants, cells, memberships left out */
 	time_t now;		/* the moment memberships were judged in force */
 	time_t next_change;	/* when a dated membership starts or ends next; 0: never */
+
+	/* this snapshot's own: what changed since the core */
+	size_t naccounts;	/* accounts in the model, core and overlay */
+	size_t ncells;		/* cells likewise */
+	struct strmap over;	/* folded uid -> struct snap_over */
+	struct strmap over_mres;	/* cell -> struct snap_over_mres */
+	struct strmap over_cells;	/* cell -> struct snap_over_cell */
+	uint64_t *shadow;	/* bit per core account the overlay replaces */
+	int own_pooled;		/* pooled is this snapshot's, not the core's */
 };
 
 /* What the directory holds, as plain strings; borrowed by snap_build. */
@@ -130,6 +177,52 @@ struct snap_input {
  * Entries privd cannot use are skipped, counted and logged, not fatal. */
 struct snap *snap_build(const struct cfg *c, const struct snap_input *in,
     struct err *e);
+/*
+ * What changed since a snapshot: people and cells as given (new or
+ * changed), and the uids and cell names gone.
+ */
+struct snap_change {
+	const struct snap_in_account *set;
+	size_t nset;
+	const char *const *gone;
+	size_t ngone;
+	const struct snap_in_cell *cells;
+	size_t ncells;
+	const char *const *cells_gone;
+	size_t ncells_gone;
+};
+
+/*
+ * The snapshot after old with ch applied, sharing old's core; old stays
+ * valid. The people a changed cell covers are re-resolved with it. NULL
+ * when the overlay would grow past SNAP_OVER_MAX accounts (e->code
+ * ERR_CONFLICT: build in full instead) or out of memory.
+ */
+#define SNAP_OVER_MAX 4096
+struct snap *snap_derive(const struct snap *old, const struct snap_change *ch, struct err *e);
+/* Builds one cell from in into c: 0, 1 when privd cannot use it (logged),
+ * -1 out of memory. */
+int snap_build_cell(struct snap *s, const struct snap_in_cell *in, struct snap_cell *c);
+void snap_cell_clear(struct snap_cell *c);
+void snap_over_cell_put(struct snap_over_cell *o);
+/* The cells of s in turn: start with *pos = 0; NULL after the last. */
+const struct snap_cell *snap_next_cell(const struct snap *s, size_t *pos);
+/* Builds one account of s into a (for snap_build and snap_derive): 0, or -1
+ * when out of memory. Each membership's values come from mres(s, cell, arg,
+ * &out): 0, -1 out of memory, -2 a cell name privd cannot use. */
+typedef int (*snap_mres_fn)(struct snap *s, const char *cell, void *arg,
+    const struct snap_mres **out);
+int snap_build_account(struct snap *s, const struct snap_in_account *in,
+    struct snap_account *a, snap_mres_fn mres, void *arg);
+/* Frees what one account owns (not a itself). */
+void snap_account_clear(struct snap_account *a);
+/* A new snapshot's generation, above every one before. */
+uint64_t snap_new_gen(void);
+/* Let go of one hold on o; the last frees it. */
+void snap_over_put(struct snap_over *o);
+void snap_over_mres_put(struct snap_over_mres *o, const struct cfg *c);
+/* The accounts of s in turn: start with *pos = 0; NULL after the last. */
+const struct snap_account *snap_next(const struct snap *s, size_t *pos);
 void snap_free(struct snap *s);
 /* The key of a uid in account_by_uid (lower case); -1 when longer than n. */
 int snap_fold_uid(const char *uid, char *out, size_t n);

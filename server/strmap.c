@@ -1,4 +1,9 @@
-/* strmap.c - linear probing with backward-shift deletion (no tombstones). */
+/*
+ * strmap.c - linear probing with backward-shift deletion (no tombstones).
+ * Each slot keeps its key's hash: a probe run past other keys then costs
+ * a compare of numbers, not a strcmp through a pointer to a cold string
+ * (the snapshot of a million accounts spent a fifth of its load there).
+ */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,11 +38,23 @@ strmap_free(struct strmap *m)
 }
 
 static size_t
-find(const struct strmap *m, const char *key)
+find(const struct strmap *m, const char *key, uint64_t h)
 {
-	size_t i = hash(key) & (m->cap - 1);
+	size_t i = h & (m->cap - 1);
 
-	while (m->slots[i].key != NULL && strcmp(m->slots[i].key, key) != 0)
+	while (m->slots[i].key != NULL &&
+	    (m->slots[i].hash != h || strcmp(m->slots[i].key, key) != 0))
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+/* The empty slot a key of hash h goes to (it is not in the map). */
+static size_t
+find_free(const struct strmap *m, uint64_t h)
+{
+	size_t i = h & (m->cap - 1);
+
+	while (m->slots[i].key != NULL)
 		i = (i + 1) & (m->cap - 1);
 	return i;
 }
@@ -59,7 +76,7 @@ grow(struct strmap *m)
 	for (i = 0; i < old.cap; i++) {
 		if (old.slots[i].key == NULL)
 			continue;
-		m->slots[find(m, old.slots[i].key)] = old.slots[i];
+		m->slots[find_free(m, old.slots[i].hash)] = old.slots[i];
 		m->len++;
 	}
 	free(old.slots);
@@ -69,6 +86,7 @@ grow(struct strmap *m)
 void *
 strmap_put(struct strmap *m, const char *key, void *val, int *failed)
 {
+	uint64_t h = hash(key);
 	size_t i;
 	void *prev;
 
@@ -79,7 +97,7 @@ strmap_put(struct strmap *m, const char *key, void *val, int *failed)
 			*failed = 1;
 		return NULL;
 	}
-	i = find(m, key);
+	i = find(m, key, h);
 	if (m->slots[i].key != NULL) {
 		prev = m->slots[i].val;
 		m->slots[i].val = val;
@@ -87,6 +105,7 @@ strmap_put(struct strmap *m, const char *key, void *val, int *failed)
 	}
 	m->slots[i].key = key;
 	m->slots[i].val = val;
+	m->slots[i].hash = h;
 	m->len++;
 	return NULL;
 }
@@ -98,8 +117,22 @@ strmap_get(const struct strmap *m, const char *key)
 
 	if (m->cap == 0)
 		return NULL;
-	i = find(m, key);
+	i = find(m, key, hash(key));
 	return m->slots[i].key ? m->slots[i].val : NULL;
+}
+
+int
+strmap_copy(struct strmap *dst, const struct strmap *src)
+{
+	strmap_init(dst);
+	if (src->cap == 0)
+		return 0;
+	if ((dst->slots = malloc(src->cap * sizeof(*dst->slots))) == NULL)
+		return -1;
+	memcpy(dst->slots, src->slots, src->cap * sizeof(*dst->slots));
+	dst->cap = src->cap;
+	dst->len = src->len;
+	return 0;
 }
 
 void *
@@ -110,7 +143,7 @@ strmap_del(struct strmap *m, const char *key)
 
 	if (m->cap == 0)
 		return NULL;
-	i = find(m, key);
+	i = find(m, key, hash(key));
 	if (m->slots[i].key == NULL)
 		return NULL;
 	val = m->slots[i].val;
@@ -122,7 +155,7 @@ strmap_del(struct strmap *m, const char *key)
 		j = (j + 1) & (m->cap - 1);
 		if (m->slots[j].key == NULL)
 			break;
-		home = hash(m->slots[j].key) & (m->cap - 1);
+		home = m->slots[j].hash & (m->cap - 1);
 		if (((j - home) & (m->cap - 1)) >= ((j - i) & (m->cap - 1))) {
 			m->slots[i] = m->slots[j];
 			m->slots[j].key = NULL;

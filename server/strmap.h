@@ -3,10 +3,12 @@
 #define PRIVD_STRMAP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct strmap_slot {
 	const char *key;	/* borrowed: the caller keeps it alive */
 	void *val;
+	uint64_t hash;		/* key's: a probe compares it before the string */
 };
 
 struct strmap {
@@ -22,6 +24,9 @@ void strmap_free(struct strmap *m);
  * *failed on allocation failure when failed is not NULL. */
 void *strmap_put(struct strmap *m, const char *key, void *val, int *failed);
 void *strmap_get(const struct strmap *m, const char *key);
+/* dst (uninitialised) as a copy of src, keys and values borrowed alike;
+ * -1 when out of memory (dst then empty). */
+int strmap_copy(struct strmap *dst, const struct strmap *src);
 /* Removes key; returns its value, NULL when absent. */
 void *strmap_del(struct strmap *m, const char *key);
 

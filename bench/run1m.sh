@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# run1m.sh - make bench-1m: privd on a directory of 1,000,000 accounts,
+# 100,000 cells and 2,000,000 memberships (bench/gen.c, loaded by slapadd),
+# beside the demo-sized directory in the same run: the snapshot's load,
+# memory (also its peak through the edits), reads against the small
+# directory's, how long a grant and a membership change take to reach the
+# API, a usage report. The targets are issue 32's; one table, as make bench.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+. bench/lib.sh
+D=${BENCH_TIME:-5}
+N=${BENCH_CHANGES:-20}
+dir=$(mktemp -d /tmp/privd-bench1m.XXXXXX)
+R=dev-read-4d1c8e27b9 A=dev-admin-5be71f0a48
+pids=""
+cleanup() {
+	for p in $pids; do kill "$p" 2>/dev/null || true; done
+	deploy/slapd-dev.sh stop "$dir/small" 2>/dev/null || true
+	deploy/slapd-dev.sh stop "$dir/big" 2>/dev/null || true
+	rm -rf "$dir"
+}
+trap cleanup EXIT INT TERM
+privd=server/privd
+[ -x "$privd" ] || { echo "bench-1m: build privd first (make)" >&2; exit 1; }
+sed 's/, publish: \[groups, attribute\]//' config/dev.yaml > "$dir/nopub.yaml"
+for f in gen propagate; do
+	cc -std=c11 -Wall -Wextra -Werror -O2 -g -D_GNU_SOURCE -o "$dir/$f" "bench/$f.c" \
+		-lldap -llber -lcurl
+done
+rss_of() { awk -v k="$2" '$1 == k ":" { printf "%.0f", $2 / 1024 }' "/proc/$1/status"; }
+# propagate's account and cells: prop in prop/a@ (print.pages moves), b and c
+prop_ldif() {
+	local b=ou=privileges,dc=example,dc=edu r
+	printf 'dn: cn=prop,ou=reasons,%s\nobjectClass: privReason\ncn: prop\n\n' "$b"
+	for r in a b c; do
+		printf 'dn: cn=%s,cn=prop,ou=reasons,%s\nobjectClass: privReason\ncn: %s\n\n' "$r" "$b" "$r"
+	done
+	printf 'dn: cn=prop/a@,ou=cells,%s\nobjectClass: privCell\ncn: prop/a@\nprivCellReason: prop/a\nprivGrant: print.pages=1\n\n' "$b"
+	printf 'dn: cn=prop/b@,ou=cells,%s\nobjectClass: privCell\ncn: prop/b@\nprivCellReason: prop/b\nprivGrant: print.pages=7\n\n' "$b"
+	printf 'dn: cn=prop/c@,ou=cells,%s\nobjectClass: privCell\ncn: prop/c@\nprivCellReason: prop/c\nprivGrant: print.pages=9\n\n' "$b"
+	printf 'dn: uid=prop,ou=people,dc=example,dc=edu\nobjectClass: account\nobjectClass: privAccount\nuid: prop\nprivMembership: cn=prop/a@,ou=cells,%s\n\n' "$b"
+}
+
+# --- the small directory: the demo, plus propagate's cells
+lp=$(deploy/slapd-dev.sh start "$dir/small")
+prop_ldif | ldapadd -x -c -H "ldap://127.0.0.1:$lp/" -D cn=admin,dc=example,dc=edu -w secret > /dev/null
+hp=$(free_port)
+"$top/$privd" -c "$dir/nopub.yaml" -L "ldap://127.0.0.1:$lp/" -l "127.0.0.1:$hp" > "$dir/privd.log" 2>&1 &
+spid=$!; pids="$pids $spid"
+wait_ready "http://127.0.0.1:$hp" 6000
+
+# --- the big directory
+t0=$(date +%s.%N)
+{ "$dir/gen" 1000000 100000; prop_ldif; } > "$dir/big.ldif"
+bp=$(MAXSIZE=8589934592 deploy/slapd-dev.sh init "$dir/big" "$dir/big.ldif")
+rm -f "$dir/big.ldif"
+made=$(echo "$(date +%s.%N) $t0" | awk '{ printf "%.0f", $1 - $2 }')
+hb=$(free_port)
+t0=$(date +%s.%N)
+"$top/$privd" -c "$dir/nopub.yaml" -L "ldap://127.0.0.1:$bp/" -l "127.0.0.1:$hb" > "$dir/privd-big.log" 2>&1 &
+bpid=$!; pids="$pids $bpid"
+wait_ready "http://127.0.0.1:$hb" 6000
+load=$(echo "$(date +%s.%N) $t0" | awk '{ printf "%.2f", $1 - $2 }')
+rss=$(rss_of "$bpid" VmRSS)
+
+# reads of one account, the big directory's against the small one's, in turns
+path=/v1/accounts/prop/privileges
+s1=$(wrk_rps -t2 -c64 -d"${D}s" -H "Authorization: Bearer $R" "http://127.0.0.1:$hp$path")
+b1=$(wrk_rps -t2 -c64 -d"${D}s" -H "Authorization: Bearer $R" "http://127.0.0.1:$hb$path")
+b2=$(wrk_rps -t2 -c64 -d"${D}s" -H "Authorization: Bearer $R" "http://127.0.0.1:$hb$path")
+s2=$(wrk_rps -t2 -c64 -d"${D}s" -H "Authorization: Bearer $R" "http://127.0.0.1:$hp$path")
+small=$(( (s1 + s2) / 2 )); big=$(( (b1 + b2) / 2 ))
+r1=$(ratio "$big" "$small")
+
+# a usage report by organisation: the median of three
+rep=$(for i in 1 2 3; do curl -s -o /dev/null -w '%{time_total}\n' -H "Authorization: Bearer $A" \
+	"http://127.0.0.1:$hb/v1/reports/usage?privilege=print.pages&by=organisation&depth=2"; done |
+	sort -n | sed -n 2p | awk '{ printf "%.0f", $1 * 1000 }')
+
+# changes to the API, on both directories (N each: a change of the big one
+# takes seconds while every change rebuilds the snapshot)
+prop() {	# KIND PORT HTTP_PORT
+	"$dir/propagate" "$1" "ldap://127.0.0.1:$2/" cn=admin,dc=example,dc=edu secret \
+		ou=privileges,dc=example,dc=edu ou=people,dc=example,dc=edu "http://127.0.0.1:$3" "$R" "$N"
+}
+read -r sg50 sg99 < <(prop grant "$lp" "$hp")
+read -r sm50 sm99 < <(prop membership "$lp" "$hp")
+read -r bg50 bg99 < <(prop grant "$bp" "$hb")
+read -r bm50 bm99 < <(prop membership "$bp" "$hb")
+peak=$(rss_of "$bpid" VmHWM)
+now=$(rss_of "$bpid" VmRSS)
+peracct=$(echo "$rss" | awk '{ printf "%.0f", $1 * 1048576 / 1000000 }')
+
+printf '\nprivd with a million accounts (%s s per measurement; %s cores; %s; %s changes a row)\n\n' \
+	"$D" "$(nproc)" "$(date -u +%Y-%m-%d)" "$N"
+printf '%-46s %-30s %-12s %s\n' measurement result target verdict
+printf '%-46s %-30s %-12s %s\n' "1M accounts: generated and loaded by slapadd" "$made s" "(context)" "-"
+printf '%-46s %-30s %-12s %s\n' "1M accounts: snapshot load" "$load s" "<= 8 s" "$(verdict "$load" 8 max)"
+printf '%-46s %-30s %-12s %s\n' "1M accounts: resident memory after the load" "$rss MB ($peracct B an account)" "<= 400 MB" "$(verdict "$rss" 400 max)"
+printf '%-46s %-30s %-12s %s\n' "1M accounts: peak resident memory, edits too" "$peak MB (now $now MB)" "<= 400 MB" "$(verdict "$peak" 400 max)"
+printf '%-46s %-30s %-12s %s\n' "1M accounts: reads vs small directory" "$r1 ($big / $small req/s)" ">= 0.90" "$(verdict "$r1" 0.90 min)"
+printf '%-46s %-30s %-12s %s\n' "1M accounts: usage report by organisation" "$rep ms" "<= 200 ms" "$(verdict "$rep" 200 max)"
+printf '%-46s %-30s %-12s %s\n' "1M: grant change to API, few members, p50/p99" "$bg50 / $bg99 ms" "p99 <= 10" "$(verdict "$bg99" 10 max)"
+printf '%-46s %-30s %-12s %s\n' "1M: membership change to API, p50/p99" "$bm50 / $bm99 ms" "p99 <= 10" "$(verdict "$bm99" 10 max)"
+printf '%-46s %-30s %-12s %s\n' "small: grant change to API, p50/p99" "$sg50 / $sg99 ms" "(context)" "-"
+printf '%-46s %-30s %-12s %s\n' "small: membership change to API, p50/p99" "$sm50 / $sm99 ms" "(context)" "-"
