@@ -1,8 +1,11 @@
 /*
  * report.c - usage reports: a quota's usage summed per node of the reason or
- * organisation tree, from the snapshot and the usage table (no LDAP), so a
- * report over 100,000 accounts takes a fraction of a second.
+ * organisation tree, from the snapshot and the usage table (no LDAP). The
+ * rows a membership cell reaches are worked out once per cell, and only the
+ * heaviest accounts asked for are kept (a heap), so the cost per account is
+ * its usage lookups and a few additions.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,16 +122,14 @@ row(struct report *r, struct strmap *idx, size_t *cap, const char *path)
 	return (long)r->nrows++;
 }
 
-/* One account's rows, gathered: each once, own when any membership is its own node. */
+/* The rows one membership cell reaches, in rows_of's order (the deepest
+ * last): worked out once per cell and report, not once per account. */
 struct reach {
 	struct report *r;
 	struct strmap *idx;
 	size_t *cap;
-	struct { long row; int own; } *hit;
+	struct crow { long row; int own; } *rows;
 	size_t n;
-	long last;		/* the deepest row of the membership at hand */
-	long deep[8];		/* the deepest rows of its memberships, each once */
-	size_t ndeep;
 };
 
 static int
@@ -136,23 +137,81 @@ reach(const char *path, int own, void *arg)
 {
 	struct reach *h = arg;
 	long w = row(h->r, h->idx, h->cap, path);
-	size_t k;
-	void *nh;
+	void *nr;
 
-	if (w < 0)
+	if (w < 0 || (nr = realloc(h->rows, (h->n + 1) * sizeof(*h->rows))) == NULL)
 		return -1;
-	for (k = 0; k < h->n && h->hit[k].row != w; k++)
-		;
-	if (k == h->n) {
-		if ((nh = realloc(h->hit, (h->n + 1) * sizeof(*h->hit))) == NULL)
-			return -1;
-		h->hit = nh;
-		h->hit[h->n].row = w;
-		h->hit[h->n++].own = 0;
-	}
-	h->hit[k].own |= own;
-	h->last = w;
+	h->rows = nr;
+	h->rows[h->n].row = w;
+	h->rows[h->n++].own = own;
 	return 0;
+}
+
+/* A membership cell's rows (NULL when out of memory), from cache or made. */
+static const struct reach *
+rows_for(const char *cell, const struct report_opts *o, struct report *r, struct strmap *idx,
+    size_t *cap, struct strmap *cache)
+{
+	struct reach *h = strmap_get(cache, cell);
+	int failed;
+
+	if (h != NULL)
+		return h;
+	if ((h = calloc(1, sizeof(*h))) == NULL)
+		return NULL;
+	*h = (struct reach){ r, idx, cap, NULL, 0 };
+	if (rows_of(cell, o, reach, h) != 0)
+		goto fail;
+	strmap_put(cache, cell, h, &failed);
+	if (failed)
+		goto fail;
+	return h;
+fail:
+	free(h->rows);
+	free(h);
+	return NULL;
+}
+
+static void
+cache_free(struct strmap *cache)
+{
+	size_t i;
+
+	for (i = 0; i < cache->cap; i++)
+		if (cache->slots[i].key != NULL) {
+			free(((struct reach *)cache->slots[i].val)->rows);
+			free(cache->slots[i].val);
+		}
+	strmap_free(cache);
+}
+
+/* Keeps the o->top heaviest in out->top: a heap with the lightest on top
+ * while it fills, so a million accounts cost no sort of a million. */
+static void
+keep_top(struct report *out, size_t max, struct report_top t)
+{
+	struct report_top *h = out->top;
+	size_t i, c;
+
+	if (max == 0)
+		return;
+	if (out->ntop < max) {
+		/* sift up: a parent is lighter than (sorts after) its children */
+		for (i = out->ntop++; i > 0 && heaviest(&h[(i - 1) / 2], &t) < 0; i = (i - 1) / 2)
+			h[i] = h[(i - 1) / 2];
+		h[i] = t;
+		return;
+	}
+	if (heaviest(&t, &h[0]) >= 0)
+		return;		/* no heavier than the lightest kept */
+	for (i = 0; (c = 2 * i + 1) < out->ntop; i = c) {
+		if (c + 1 < out->ntop && heaviest(&h[c + 1], &h[c]) > 0)
+			c++;
+		if (heaviest(&h[c], &t) <= 0)
+			break;
+		h[i] = h[c];
+	}
+	h[i] = t;
 }
 
 /* Whether rows x (n of them) hold two of which neither lies inside the other. */
@@ -185,54 +244,85 @@ int
 report_usage(const struct snap *s, const struct report_opts *o, struct report *out,
     struct err *e)
 {
-	struct strmap idx;
+	struct strmap idx, cache;
+	const struct reach **by_idx = NULL;	/* the cache by index into s->mres */
 	const struct snap_account *a;
-	size_t cap = 0, j, k, pos = 0;
+	struct crow first[64], *hit = first;	/* one account's rows, each once */
+	size_t cap = 0, i, j, k, pos = 0, hcap = 64;
 	const char *quota = s->cfg->privs[o->priv].name;
 
 	memset(out, 0, sizeof(*out));
 	strmap_init(&idx);
-	if ((out->top = calloc(s->naccounts + 1, sizeof(*out->top))) == NULL)
+	strmap_init(&cache);
+	if ((by_idx = calloc(s->nmres + 1, sizeof(*by_idx))) == NULL)
+		goto oom;
+	if ((out->top = calloc(o->top + 1, sizeof(*out->top))) == NULL)
 		goto oom;
 	while ((a = snap_next(s, &pos)) != NULL) {
 		struct resolve_val v;
 		struct usage_val u, w;
-		struct reach h = { out, &idx, &cap, NULL, 0, -1, { 0 }, 0 };
+		long deep[8];
+		size_t nhit = 0, ndeep = 0;
 
 		/* the rows this account's memberships reach, each once */
 		for (j = 0; j < a->nm; j++) {
-			h.last = -1;
-			if (rows_of(a->m[j]->cell, o, reach, &h) != 0) {
-				free(h.hit);
+			const struct snap_mres *m = a->m[j];
+			uintptr_t k0 = (uintptr_t)s->mres, km = (uintptr_t)m;
+			/* the full build's memberships by index; the overlay's by name */
+			const struct reach **slot = km >= k0 && km < k0 + s->nmres * sizeof(*m) ?
+			    &by_idx[(km - k0) / sizeof(*m)] : NULL;
+			const struct reach *h = slot && *slot ? *slot :
+			    rows_for(m->cell, o, out, &idx, &cap, &cache);
+			long last = -1;
+
+			if (h == NULL)
 				goto oom;
+			if (slot != NULL)
+				*slot = h;
+			for (i = 0; i < h->n; i++) {
+				for (k = 0; k < nhit && hit[k].row != h->rows[i].row; k++)
+					;
+				if (k == nhit) {
+					if (nhit == hcap) {
+						struct crow *nh = realloc(hit == first ? NULL : hit,
+						    2 * hcap * sizeof(*nh));
+
+						if (nh == NULL)
+							goto oom;
+						if (hit == first)
+							memcpy(nh, first, sizeof(first));
+						hit = nh;
+						hcap *= 2;
+					}
+					hit[nhit].row = h->rows[i].row;
+					hit[nhit++].own = 0;
+				}
+				hit[k].own |= h->rows[i].own;
+				last = h->rows[i].row;
 			}
-			for (k = 0; h.last >= 0 && k < h.ndeep && h.deep[k] != h.last; k++)
+			for (k = 0; last >= 0 && k < ndeep && deep[k] != last; k++)
 				;
-			if (h.last >= 0 && k == h.ndeep && h.ndeep < 8)
-				h.deep[h.ndeep++] = h.last;
+			if (last >= 0 && k == ndeep && ndeep < 8)
+				deep[ndeep++] = last;
 		}
-		if (h.n == 0) {
-			free(h.hit);
+		if (nhit == 0)
 			continue;
-		}
-		if (resolve_combine(s->cfg, o->priv, a->m, a->nm, &v) != 0) {
-			free(h.hit);
+		if (resolve_combine(s->cfg, o->priv, a->m, a->nm, &v) != 0)
 			goto oom;
-		}
 		usage_get_for(a->uid, quota, o->period, &u);
 		/* the paid wallet has no periods: what it holds so far */
 		usage_get_for(a->uid, quota, QUOTA_PAID_PERIOD, &w);
 		out->accounts++;
 		/* memberships in rows apart (not one inside the other's) */
-		out->multi += apart(out, h.deep, h.ndeep);
+		out->multi += apart(out, deep, ndeep);
 		out->used += u.used;
 		out->limit += v.num;
 		out->credit += u.credit;
 		out->held += u.held;
 		out->paid_used += w.used;
 		out->topped_up += w.credit;
-		for (k = 0; k < h.n; k++) {
-			struct report_row *rw = &out->rows[h.hit[k].row];
+		for (k = 0; k < nhit; k++) {
+			struct report_row *rw = &out->rows[hit[k].row];
 
 			rw->accounts++;
 			rw->used += u.used;
@@ -241,25 +331,30 @@ report_usage(const struct snap *s, const struct report_opts *o, struct report *o
 			rw->held += u.held;
 			rw->paid_used += w.used;
 			rw->topped_up += w.credit;
-			if (h.hit[k].own) {
+			if (hit[k].own) {
 				rw->own_accounts++;
 				rw->own_used += u.used;
 			}
 		}
-		free(h.hit);
-		out->top[out->ntop++] = (struct report_top){ a->uid, u.used, v.num, u.credit };
+		keep_top(out, o->top, (struct report_top){ a->uid, u.used, v.num, u.credit });
 		resolve_val_clear(&v);
 	}
+	cache_free(&cache);
+	free(by_idx);
 	/* never qsort a NULL array, even an empty one */
 	if (out->nrows > 0)
 		qsort(out->rows, out->nrows, sizeof(*out->rows), by_path);
 	if (out->ntop > 0)
 		qsort(out->top, out->ntop, sizeof(*out->top), heaviest);
-	if (out->ntop > o->top)
-		out->ntop = o->top;
 	strmap_free(&idx);
+	if (hit != first)
+		free(hit);
 	return 0;
 oom:
+	if (hit != first)
+		free(hit);
+	cache_free(&cache);
+	free(by_idx);
 	strmap_free(&idx);
 	report_free(out);
 	return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");

@@ -136,21 +136,6 @@ account_key(const struct snap_account *a)
 	return a->fold ? a->fold : a->uid;
 }
 
-void
-snap_account_clear(struct snap_account *a)
-{
-	size_t p;
-
-	free(a->uid);
-	free(a->fold);
-	free(a->dn);
-	for (p = 0; p < a->ndated; p++)
-		free(a->dated[p]);
-	free(a->dated);
-	free(a->m);
-	memset(a, 0, sizeof(*a));
-}
-
 int
 snap_build_account(struct snap *s, const struct snap_in_account *in,
     struct snap_account *a, snap_mres_fn mres, void *arg)

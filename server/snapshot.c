@@ -20,6 +20,21 @@ snap_pval_clear(struct snap_pval *pv)
 	memset(pv, 0, sizeof(*pv));
 }
 
+void
+snap_account_clear(struct snap_account *a)
+{
+	size_t p;
+
+	free(a->uid);
+	free(a->fold);
+	free(a->dn);
+	for (p = 0; p < a->ndated; p++)
+		free(a->dated[p]);
+	free(a->dated);
+	free(a->m);
+	memset(a, 0, sizeof(*a));
+}
+
 uint64_t
 snap_new_gen(void)
 {

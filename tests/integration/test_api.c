@@ -243,9 +243,10 @@ jdoe_has_colour(void)
 static void
 ldap_change_reaches_api(void **state)
 {
-	long ms;
+	long ms, derived = it_metric("privd_snapshot_builds_total{kind=\"derived\"} ");
 
 	(void)state;
+	assert_true(derived >= 0);
 	it_ldapmodify("dn: cn=student@engineering/cse,ou=cells," BASE "\n"
 	    "changetype: modify\n"
 	    "replace: privGrant\n"
@@ -264,6 +265,8 @@ ldap_change_reaches_api(void **state)
 	ms = it_within(1000, jdoe_has_colour);
 	print_message("membership change visible after %ld ms\n", ms);
 	assert_true(ms >= 0);
+	/* neither rebuilt the model: each derived the next snapshot (snapderive.c) */
+	assert_true(it_metric("privd_snapshot_builds_total{kind=\"derived\"} ") >= derived + 2);
 }
 
 static int
