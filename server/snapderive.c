@@ -37,14 +37,9 @@ resolve_into(struct snap *s, const char *cell, struct snap_over_mres **out)
 	    (o->m.pv = calloc(s->cfg->nprivs, sizeof(*o->m.pv))) == NULL ||
 	    resolve_membership(s, reason, org, o->m.pv) != 0)
 		goto fail;
-	/* out, then in: the map borrows its key from the value it holds */
-	prev = strmap_del(&s->over_mres, cell);
-	strmap_put(&s->over_mres, o->m.cell, o, &failed);
-	if (failed) {
-		if (prev != NULL)
-			strmap_put(&s->over_mres, prev->m.cell, prev, NULL);
+	prev = strmap_replace(&s->over_mres, o->m.cell, o, &failed);
+	if (failed)
 		goto fail;
-	}
 	snap_over_mres_put(prev, s->cfg);
 	*out = o;
 	return 0;
@@ -110,13 +105,9 @@ replace(struct snap *s, const char *key, struct snap_over *o)
 	struct snap_over *prev;
 	int failed;
 
-	prev = strmap_del(&s->over, key);
-	strmap_put(&s->over, key, o, &failed);
-	if (failed) {
-		if (prev != NULL)
-			strmap_put(&s->over, over_key(prev), prev, NULL);
+	prev = strmap_replace(&s->over, key, o, &failed);
+	if (failed)
 		return -1;
-	}
 	snap_over_put(prev);
 	if (in_core != NULL) {
 		size_t i = (size_t)(in_core - s->core);
@@ -138,14 +129,9 @@ replace_cell(struct snap *s, struct snap_over_cell *o)
 	int was = snap_cell(s, name) != NULL, failed;
 	struct snap_over_cell *prev;
 
-	prev = strmap_del(&s->over_cells, name);
-	strmap_put(&s->over_cells, name, o, &failed);
-	if (failed) {
-		if (prev != NULL)
-			strmap_put(&s->over_cells, prev->c.name ? prev->c.name : prev->c.reason, prev,
-			    NULL);
+	prev = strmap_replace(&s->over_cells, name, o, &failed);
+	if (failed)
 		return -1;
-	}
 	snap_over_cell_put(prev);
 	s->ncells += (o->c.name != NULL) - was;
 	return 0;

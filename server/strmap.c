@@ -83,8 +83,9 @@ grow(struct strmap *m)
 	return 0;
 }
 
-void *
-strmap_put(struct strmap *m, const char *key, void *val, int *failed)
+/* Inserts or replaces; rekey: a replaced entry takes key as its key too. */
+static void *
+put(struct strmap *m, const char *key, void *val, int *failed, int rekey)
 {
 	uint64_t h = hash(key);
 	size_t i;
@@ -101,6 +102,8 @@ strmap_put(struct strmap *m, const char *key, void *val, int *failed)
 	if (m->slots[i].key != NULL) {
 		prev = m->slots[i].val;
 		m->slots[i].val = val;
+		if (rekey)
+			m->slots[i].key = key;
 		return prev;
 	}
 	m->slots[i].key = key;
@@ -108,6 +111,18 @@ strmap_put(struct strmap *m, const char *key, void *val, int *failed)
 	m->slots[i].hash = h;
 	m->len++;
 	return NULL;
+}
+
+void *
+strmap_put(struct strmap *m, const char *key, void *val, int *failed)
+{
+	return put(m, key, val, failed, 0);
+}
+
+void *
+strmap_replace(struct strmap *m, const char *key, void *val, int *failed)
+{
+	return put(m, key, val, failed, 1);
 }
 
 void *

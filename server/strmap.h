@@ -24,6 +24,10 @@ void strmap_free(struct strmap *m);
  * *failed on allocation failure when failed is not NULL. */
 void *strmap_put(struct strmap *m, const char *key, void *val, int *failed);
 void *strmap_get(const struct strmap *m, const char *key);
+/* As strmap_put, but a key already there is replaced by key too: for
+ * values that own their key, so the map never borrows a key from the value
+ * it no longer holds. */
+void *strmap_replace(struct strmap *m, const char *key, void *val, int *failed);
 /* dst (uninitialised) as a copy of src, keys and values borrowed alike;
  * -1 when out of memory (dst then empty). */
 int strmap_copy(struct strmap *dst, const struct strmap *src);

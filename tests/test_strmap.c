@@ -49,4 +49,28 @@ put_get_del(void **state)
 	strmap_free(&m);
 }
 
-FX_MAIN("strmap", cmocka_unit_test(put_get_del))
+/* put keeps the key it has; replace takes the new one (values that own
+ * their key: the old one may be freed with the old value) */
+static void
+replace_takes_the_new_key(void **state)
+{
+	char a[] = "same", b[] = "same";
+	struct strmap m;
+	size_t i;
+	int failed;
+
+	(void)state;
+	strmap_init(&m);
+	assert_null(strmap_replace(&m, a, a, &failed));
+	assert_false(failed);
+	assert_ptr_equal(strmap_put(&m, b, b, NULL), a);
+	for (i = 0; i < m.cap && m.slots[i].key == NULL; i++)
+		;
+	assert_ptr_equal(m.slots[i].key, a);
+	assert_ptr_equal(strmap_replace(&m, b, b, NULL), b);
+	assert_ptr_equal(m.slots[i].key, b);
+	assert_int_equal(m.len, 1);
+	strmap_free(&m);
+}
+
+FX_MAIN("strmap", cmocka_unit_test(put_get_del), cmocka_unit_test(replace_takes_the_new_key))
