@@ -8,6 +8,9 @@
 char *dn_join(const char *rdn, const char *base);
 /* attr=value,parent with value escaped; malloc'd, NULL when out of memory. */
 char *dn_child(const char *attr, const char *value, const char *parent);
+/* Whether dn is attr=value directly under parent (as dn_child would
+ * write it, in any case); -1 when out of memory. */
+int dn_is_child(const char *dn, const char *attr, const char *value, const char *parent);
 /* The DN of tree node path under container: cn=leaf,...,cn=top,container. */
 char *dn_node(const char *path, const char *container);
 

@@ -3,8 +3,10 @@
  * entry per tree node, cell and person, keyed by entryUUID, and the snapshot
  * built from it with the states before any open change laid over it.
  */
+#include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,18 +31,28 @@
 
 enum mkind { MK_REASON, MK_ORG, MK_CELL, MK_ACCOUNT, MK_PRINTER };
 
+/*
+ * Kept packed (pack below): the strings and the vals array in the entry's
+ * own allocation, a person's membership cell names in names, so a million
+ * people cost a million blocks rather than six million.
+ */
 struct mentry {
 	char uuid[33];
-	enum mkind kind;
+	unsigned char packed;	/* one block: free(m) frees it all */
+	unsigned char kind;	/* enum mkind */
+	uint32_t nvals;
 	char *key;		/* path, cell name or uid */
 	char *dn;		/* a person's entry, when not UID_ATTR=uid,people_dn */
 	char **vals;		/* grants, membership cell names or a rate card */
-	size_t nvals;
 };
 
 static const struct cfg *cfg;
 static char *reasons_dn, *orgs_dn, *cells_dn, *printers_dn;
 static struct strmap mirror;
+/* the cell names people's memberships name, each held once (owned keys,
+ * the value the key): until mirror_clear, so also names of cells removed
+ * since, as many as were named while one connection lasted */
+static struct strmap names;
 static atomic_long build_usec, derived, built;
 
 /*
@@ -63,6 +75,7 @@ mirror_init(const struct cfg *c)
 	cells_dn = dn_join("ou=cells", c->base_dn);
 	printers_dn = dn_join("ou=printers", c->base_dn);
 	strmap_init(&mirror);
+	strmap_init(&names);
 	return reasons_dn && orgs_dn && cells_dn && printers_dn ? 0 : -1;
 }
 
@@ -97,6 +110,10 @@ mentry_free(struct mentry *m)
 
 	if (m == NULL)
 		return;
+	if (m->packed) {
+		free(m);
+		return;
+	}
 	free(m->dn);
 	for (i = 0; i < m->nvals; i++)
 		free(m->vals[i]);
@@ -175,6 +192,9 @@ mirror_clear(void)
 		if (mirror.slots[i].key != NULL)
 			mentry_free(mirror.slots[i].val);
 	strmap_free(&mirror);
+	for (i = 0; i < names.cap; i++)
+		free((char *)names.slots[i].key);
+	strmap_free(&names);
 	dirty_clear();
 	dirty_all = 1;
 	last = NULL;
@@ -208,19 +228,24 @@ static int
 mirror_keep(struct mentry *m)
 {
 	const struct mentry *old = strmap_get(&mirror, m->uuid);
+	struct mentry *prev;
 	int failed;
 
 	if (old != NULL && same_entry(old, m)) {
 		mentry_free(m);
 		return 0;
 	}
-	mirror_forget(m->uuid);
-	strmap_put(&mirror, m->uuid, m, &failed);
+	/* the key is the new entry's: the old one's is freed with it */
+	prev = strmap_replace(&mirror, m->uuid, m, &failed);
 	if (failed) {
 		log_warn("sync: out of memory; dropping an entry");
 		mentry_free(m);
+		if (old != NULL)
+			mirror_forget(old->uuid);
 		return 1;
 	}
+	note(prev, 0);
+	mentry_free(prev);
 	note(m, 1);
 	return 1;
 }
@@ -230,13 +255,77 @@ add_val(struct mentry *m, const char *s, size_t len)
 {
 	char **nv = realloc(m->vals, (m->nvals + 1) * sizeof(*nv));
 
-	if (nv == NULL)
+	if (nv == NULL || m->nvals == UINT32_MAX)
 		return -1;
 	m->vals = nv;
 	if ((m->vals[m->nvals] = strndup(s, len)) == NULL)
 		return -1;
 	m->nvals++;
 	return 0;
+}
+
+/* A person's membership value held in names: a plain cell name, not a
+ * dated one; NULL when it is not one or memory ran out. */
+static const char *
+intern(const struct mentry *m, const char *v)
+{
+	char *k;
+	int failed;
+
+	if (m->kind != MK_ACCOUNT || strchr(v, '|') != NULL)
+		return NULL;
+	if ((k = strmap_get(&names, v)) != NULL)
+		return k;
+	if ((k = strdup(v)) == NULL)
+		return NULL;
+	strmap_put(&names, k, k, &failed);
+	if (!failed)
+		return k;
+	free(k);
+	return NULL;
+}
+
+static char *
+put_str(char **p, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *at = *p;
+
+	memcpy(at, s, n);
+	*p += n;
+	return at;
+}
+
+/* t (built value by value) in one allocation; t is freed either way. */
+static struct mentry *
+pack(struct mentry *t)
+{
+	size_t sz = sizeof(*t) + t->nvals * sizeof(char *) + strlen(t->key) + 1, i;
+	struct mentry *m;
+	char *p;
+
+	if (t->dn)
+		sz += strlen(t->dn) + 1;
+	for (i = 0; i < t->nvals; i++)
+		if (intern(t, t->vals[i]) == NULL)
+			sz += strlen(t->vals[i]) + 1;
+	if ((m = malloc(sz)) == NULL) {
+		mentry_free(t);
+		return NULL;
+	}
+	*m = *t;
+	m->packed = 1;
+	m->vals = (char **)(m + 1);
+	p = (char *)(m->vals + t->nvals);
+	m->key = put_str(&p, t->key);
+	m->dn = t->dn ? put_str(&p, t->dn) : NULL;
+	for (i = 0; i < t->nvals; i++) {
+		const char *in = m->kind == MK_ACCOUNT ? strmap_get(&names, t->vals[i]) : NULL;
+
+		m->vals[i] = in ? (char *)in : put_str(&p, t->vals[i]);
+	}
+	mentry_free(t);
+	return m;
 }
 
 /* Reads an entry of the privilege subtree or the people into a mirror entry. */
@@ -265,16 +354,12 @@ read_entry(LDAP *ld, LDAPMessage *msg, int people)
 		ldap_value_free_len(vals);
 		/* people in sub-trees (ou=staff,ou=people): the entry's own name,
 		 * for what names them (entitlement groups, publish.h) */
-		{
-			char *usual = dn_child(cfg->uid_attr, m->key, cfg->people_dn);
-
-			if (usual == NULL)
+		switch (dn_is_child(dn, cfg->uid_attr, m->key, cfg->people_dn)) {
+		case -1:
+			goto fail;
+		case 0:
+			if ((m->dn = strdup(dn)) == NULL)
 				goto fail;
-			if (strcasecmp(usual, dn) != 0 && (m->dn = strdup(dn)) == NULL) {
-				free(usual);
-				goto fail;
-			}
-			free(usual);
 		}
 		vals = ldap_get_values_len(ld, msg, "privMembership");
 		for (i = 0; vals && vals[i]; i++) {
@@ -332,7 +417,7 @@ read_entry(LDAP *ld, LDAPMessage *msg, int people)
 	if (vals)
 		ldap_value_free_len(vals);
 	ldap_memfree(dn);
-	return m;
+	return pack(m);
 fail:
 	if (vals)
 		ldap_value_free_len(vals);
@@ -493,7 +578,7 @@ mirror_publish(void)
 	struct snap *s;
 	struct err e;
 	size_t i, n = mirror.len;
-	int rc = -1;
+	int rc = -1, full = 0;
 
 	static const char kinds[] = { CHG_REASON, CHG_ORG, CHG_CELL, CHG_ACCOUNT, CHG_PRINTER };
 	const struct chg_obj *o;
@@ -591,6 +676,7 @@ mirror_publish(void)
 	dirty_clear();
 	dirty_all = 0;
 	atomic_fetch_add(&built, 1);
+	full = 1;
 	log_debug("sync: snapshot %llu: %zu reasons, %zu organisations, %zu cells, "
 	    "%zu accounts", (unsigned long long)s->gen, in.nreasons, in.norgs,
 	    in.ncells, in.naccounts);
@@ -608,6 +694,10 @@ fail:
 	free(cells);
 	free(accts);
 	free(printers);
+	/* a full build frees the refresh's and the last model's memory in the
+	 * middle of the heap: give it back (9 MB of 460 at a million people) */
+	if (full)
+		malloc_trim(0);
 	return rc;
 }
 

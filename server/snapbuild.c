@@ -94,6 +94,14 @@ snap_build_cell(struct snap *s, const struct snap_in_cell *in, struct snap_cell 
 		else
 			c->grants[c->ngrants++] = g;
 	}
+	/* room was made for every grant in both: give back what is unused
+	 * (a pool is rare; 100,000 cells held 16 MB of empty pool arrays) */
+	if (c->npools < in->ngrants) {
+		struct grant *p = realloc(c->pools, (c->npools ? c->npools : 1) * sizeof(*p));
+
+		if (p != NULL)
+			c->pools = p;
+	}
 	return 0;
 }
 
@@ -128,21 +136,14 @@ mres_slot(struct snap *s, const char *cell, void *arg, const struct snap_mres **
 	return 0;
 }
 
-/* The key of a in account_by_uid: uid in lower case, as LDAP matches uid
- * (caseIgnoreMatch). */
-static const char *
-account_key(const struct snap_account *a)
-{
-	return a->fold ? a->fold : a->uid;
-}
-
 int
 snap_build_account(struct snap *s, const struct snap_in_account *in,
     struct snap_account *a, snap_mres_fn mres, void *arg)
 {
 	size_t i;
 
-	if ((a->uid = strdup(in->uid)) == NULL || (in->dn && (a->dn = strdup(in->dn)) == NULL))
+	if (snap_account_alloc(a, in->uid, in->ncells) != 0 ||
+	    (in->dn && (a->dn = strdup(in->dn)) == NULL))
 		return -1;
 	for (i = 0; a->uid[i] && !isupper((unsigned char)a->uid[i]); i++)
 		;
@@ -152,8 +153,6 @@ snap_build_account(struct snap *s, const struct snap_in_account *in,
 		for (; a->fold[i]; i++)
 			a->fold[i] = (char)tolower((unsigned char)a->fold[i]);
 	}
-	if ((a->m = calloc(in->ncells ? in->ncells : 1, sizeof(*a->m))) == NULL)
-		return -1;
 	for (i = 0; i < in->ncells; i++) {
 		char cell[MEMBERSHIP_MAX];
 		const struct snap_mres *m = NULL;
@@ -298,7 +297,6 @@ snap_build(const struct cfg *c, const struct snap_input *in, struct err *e)
 	strmap_init(&s->org_idx);
 	strmap_init(&s->cell_by_name);
 	strmap_init(&s->mres_by_cell);
-	strmap_init(&s->account_by_uid);
 	strmap_init(&s->printer_by_name);
 	strmap_init(&s->over);
 	strmap_init(&s->over_mres);
@@ -363,7 +361,8 @@ snap_build(const struct cfg *c, const struct snap_input *in, struct err *e)
 		nm += in->accounts[i].ncells;
 	if ((s->mres = calloc(nm ? nm : 1, sizeof(*s->mres))) == NULL)
 		goto fail;
-	if ((s->core = calloc(in->naccounts ? in->naccounts : 1, sizeof(*s->core))) == NULL ||
+	if (uidx_init(&s->account_by_uid, in->naccounts) != 0 ||
+	    (s->core = calloc(in->naccounts ? in->naccounts : 1, sizeof(*s->core))) == NULL ||
 	    (s->answers = calloc(in->naccounts ? in->naccounts : 1, sizeof(*s->answers))) == NULL)
 		goto fail;
 	for (i = 0; i < in->naccounts; i++) {
@@ -378,7 +377,7 @@ snap_build(const struct cfg *c, const struct snap_input *in, struct err *e)
 		s->ncore++;
 		if (snap_build_account(s, &in->accounts[i], a, mres_slot, &nm) != 0)
 			goto fail;
-		if (put(&s->account_by_uid, account_key(a), a) != 0)
+		if (uidx_put(&s->account_by_uid, snap_account_key(a), (uint32_t)(a - s->core)) != 0)
 			goto fail;
 	}
 	s->naccounts = s->ncore;

@@ -101,7 +101,7 @@ static int
 replace(struct snap *s, const char *key, struct snap_over *o)
 {
 	const struct snap_account *was = snap_account(s, key);
-	const struct snap_account *in_core = strmap_get(&s->account_by_uid, key);
+	const struct snap_account *in_core = snap_core_account(s, key);
 	struct snap_over *prev;
 	int failed;
 
@@ -173,10 +173,9 @@ repoint(struct snap *s, const struct snap_account *a)
 		return NULL;
 	atomic_init(&o->refs, 1);
 	o->a.over = o;
-	if ((o->a.uid = strdup(a->uid)) == NULL ||
+	if (snap_account_alloc(&o->a, a->uid, a->nm) != 0 ||
 	    (a->fold && (o->a.fold = strdup(a->fold)) == NULL) ||
 	    (a->dn && (o->a.dn = strdup(a->dn)) == NULL) ||
-	    (o->a.m = calloc(a->nm ? a->nm : 1, sizeof(*o->a.m))) == NULL ||
 	    (a->ndated && (o->a.dated = calloc(a->ndated, sizeof(*o->a.dated))) == NULL))
 		goto fail;
 	for (i = 0; i < a->ndated; i++, o->a.ndated++)

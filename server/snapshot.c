@@ -20,12 +20,23 @@ snap_pval_clear(struct snap_pval *pv)
 	memset(pv, 0, sizeof(*pv));
 }
 
+int
+snap_account_alloc(struct snap_account *a, const char *uid, size_t nm)
+{
+	size_t n = nm ? nm : 1, len = strlen(uid) + 1;
+
+	if ((a->m = calloc(1, n * sizeof(*a->m) + len)) == NULL)
+		return -1;
+	a->uid = (char *)(a->m + n);
+	memcpy(a->uid, uid, len);
+	return 0;
+}
+
 void
 snap_account_clear(struct snap_account *a)
 {
 	size_t p;
 
-	free(a->uid);
 	free(a->fold);
 	free(a->dn);
 	for (p = 0; p < a->ndated; p++)
@@ -137,7 +148,7 @@ core_free(struct snap *s)
 	free(s->printers);
 	strmap_free(&s->printer_by_name);
 	strmap_free(&s->mres_by_cell);
-	strmap_free(&s->account_by_uid);
+	uidx_free(&s->account_by_uid);
 	free(s->core_refs);
 }
 
@@ -195,7 +206,27 @@ snap_account(const struct snap *s, const char *uid)
 		if (o != NULL)
 			return o->a.uid != NULL ? &o->a : NULL;
 	}
-	return strmap_get(&s->account_by_uid, key);
+	return snap_core_account(s, key);
+}
+
+const char *
+snap_account_key(const struct snap_account *a)
+{
+	return a->fold ? a->fold : a->uid;
+}
+
+static const char *
+core_key(const void *arg, uint32_t i)
+{
+	return snap_account_key(&((const struct snap *)arg)->core[i]);
+}
+
+const struct snap_account *
+snap_core_account(const struct snap *s, const char *key)
+{
+	long i = uidx_get(&s->account_by_uid, key, core_key, s);
+
+	return i < 0 ? NULL : &s->core[i];
 }
 
 const struct snap_account *

@@ -12,6 +12,7 @@
 #include "grant.h"
 #include "price.h"
 #include "strmap.h"
+#include "uidindex.h"
 
 struct snap_cell {
 	char *name;		/* "reason@organisation" */
@@ -49,7 +50,7 @@ struct snap_mres {
 };
 
 struct snap_account {
-	char *uid;		/* as the directory stores it */
+	char *uid;		/* as the directory stores it; in a->m's block */
 	char *fold;		/* uid in lower case when that differs, else NULL */
 	char *dn;		/* its entry when not UID_ATTR=uid,people_dn, else NULL */
 	char **dated;		/* its dated memberships, in force or not:
@@ -126,7 +127,7 @@ struct snap {
 
 	struct snap_account *core;	/* the full build's accounts (iterate with snap_next) */
 	size_t ncore;
-	struct strmap account_by_uid;
+	struct uidx account_by_uid;	/* core accounts by snap_account_key */
 	/* per core account, its privileges answer serialised once (answer.c);
 	 * each a single malloc'd block, freed with the core */
 	_Atomic(void *) *answers;
@@ -214,6 +215,9 @@ typedef int (*snap_mres_fn)(struct snap *s, const char *cell, void *arg,
     const struct snap_mres **out);
 int snap_build_account(struct snap *s, const struct snap_in_account *in,
     struct snap_account *a, snap_mres_fn mres, void *arg);
+/* a->m, room for nm memberships, and a->uid, a copy of uid, in one
+ * allocation that a->m owns: a million accounts, a million blocks fewer. */
+int snap_account_alloc(struct snap_account *a, const char *uid, size_t nm);
 /* Frees what one account owns (not a itself). */
 void snap_account_clear(struct snap_account *a);
 /* A new snapshot's generation, above every one before. */
@@ -224,6 +228,10 @@ void snap_over_mres_put(struct snap_over_mres *o, const struct cfg *c);
 /* The accounts of s in turn: start with *pos = 0; NULL after the last. */
 const struct snap_account *snap_next(const struct snap *s, size_t *pos);
 void snap_free(struct snap *s);
+/* The key a core account is found under: its uid in lower case. */
+const char *snap_account_key(const struct snap_account *a);
+/* The full build's account under key (snap_fold_uid's), overlay or not. */
+const struct snap_account *snap_core_account(const struct snap *s, const char *key);
 /* The key of a uid in account_by_uid (lower case); -1 when longer than n. */
 int snap_fold_uid(const char *uid, char *out, size_t n);
 

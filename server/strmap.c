@@ -10,8 +10,8 @@
 
 #include "strmap.h"
 
-static uint64_t
-hash(const char *s)
+uint64_t
+strmap_hash(const char *s)
 {
 	uint64_t h = 1469598103934665603ULL;
 
@@ -87,7 +87,7 @@ grow(struct strmap *m)
 static void *
 put(struct strmap *m, const char *key, void *val, int *failed, int rekey)
 {
-	uint64_t h = hash(key);
+	uint64_t h = strmap_hash(key);
 	size_t i;
 	void *prev;
 
@@ -132,7 +132,7 @@ strmap_get(const struct strmap *m, const char *key)
 
 	if (m->cap == 0)
 		return NULL;
-	i = find(m, key, hash(key));
+	i = find(m, key, strmap_hash(key));
 	return m->slots[i].key ? m->slots[i].val : NULL;
 }
 
@@ -158,7 +158,7 @@ strmap_del(struct strmap *m, const char *key)
 
 	if (m->cap == 0)
 		return NULL;
-	i = find(m, key, hash(key));
+	i = find(m, key, strmap_hash(key));
 	if (m->slots[i].key == NULL)
 		return NULL;
 	val = m->slots[i].val;

@@ -18,6 +18,8 @@ struct strmap {
 };
 
 void strmap_init(struct strmap *m);
+/* The hash a key is kept under (FNV-1a, mixed). */
+uint64_t strmap_hash(const char *key);
 /* Frees the table, not the keys or values. */
 void strmap_free(struct strmap *m);
 /* Inserts or replaces; returns the old value (NULL when new), or sets

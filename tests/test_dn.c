@@ -53,6 +53,36 @@ escaping(void **state)
 	free(dn);
 }
 
+/* the unparsed path (a plain cn, then the container byte for byte) and the
+ * parsed one must read every cell name alike */
+static void
+leaf_without_parsing(void **state)
+{
+	static const char *names[] = { "student/undergrad@engineering", "a b", "#x", " lead",
+	    "trail ", "a=b", "a;b", "a<b>", "caf\xc3\xa9@o", "x", NULL };
+	char leaf[64], *dn;
+	size_t i;
+
+	(void)state;
+	for (i = 0; names[i]; i++) {
+		dn = dn_child("cn", names[i], "ou=cells,dc=x");
+		assert_non_null(dn);
+		assert_int_equal(dn_leaf_cn(dn, "ou=cells,dc=x", leaf, sizeof(leaf)), 0);
+		assert_string_equal(leaf, names[i]);
+		free(dn);
+	}
+	assert_int_equal(dn_leaf_cn("CN=Ab,ou=cells,dc=x", "ou=cells,dc=x", leaf, sizeof(leaf)), 0);
+	assert_string_equal(leaf, "Ab");
+	/* the container in another case or spacing still parses */
+	assert_int_equal(dn_leaf_cn("cn=ab,OU=Cells, dc=x", "ou=cells,dc=x", leaf, sizeof(leaf)), 0);
+	assert_string_equal(leaf, "ab");
+	/* a longer tail, a value too long for out, another attribute */
+	assert_int_not_equal(dn_leaf_cn("cn=ab,xou=cells,dc=x", "ou=cells,dc=x", leaf, sizeof(leaf)), 0);
+	assert_int_not_equal(dn_leaf_cn("cn=abcd,ou=cells,dc=x", "ou=cells,dc=x", leaf, 4), 0);
+	assert_int_not_equal(dn_leaf_cn("uid=ab,ou=cells,dc=x", "ou=cells,dc=x", leaf, sizeof(leaf)), 0);
+}
+
 FX_MAIN("dn",
     cmocka_unit_test(node_round_trip),
-    cmocka_unit_test(escaping))
+    cmocka_unit_test(escaping),
+    cmocka_unit_test(leaf_without_parsing))
