@@ -29,8 +29,8 @@ same_subject(const struct grant *a, const struct grant *b)
 	return strcmp(a->elem, b->elem) == 0;
 }
 
-static long long
-combine2(enum priv_combine how, long long a, long long b)
+long long
+resolve_combine2(enum priv_combine how, long long a, long long b)
 {
 	switch (how) {
 	case COMBINE_MIN:
@@ -134,7 +134,7 @@ resolve_priv(const struct cfg *c, int priv, struct cand *cand, size_t ncand,
 			break;
 		case PRIV_NUMBER:
 		case PRIV_QUOTA:
-			pv->num = nwin == 0 ? g->num : combine2(def->combine, pv->num, g->num);
+			pv->num = nwin == 0 ? g->num : resolve_combine2(def->combine, pv->num, g->num);
 			break;
 		case PRIV_SET:
 			break;
@@ -254,7 +254,7 @@ resolve_combine(const struct cfg *c, int priv, const struct snap_mres *const *m,
 		case PRIV_NUMBER:
 		case PRIV_QUOTA:
 			/* a membership without a grant takes no part */
-			out->num = any ? combine2(def->combine, out->num, pv->num) : pv->num;
+			out->num = any ? resolve_combine2(def->combine, out->num, pv->num) : pv->num;
 			break;
 		case PRIV_SET:
 			total += pv->nallow;

@@ -23,6 +23,9 @@ struct resolve_val {
 
 /* Rule 4 across memberships m[0..nm-1]; no membership or no grant is
  * rule 5 (false, empty, 0). -1 only when out of memory. */
+/* Two values of a number or quota combined as the privilege says (min,
+ * max or sum): what resolve_combine does membership by membership. */
+long long resolve_combine2(enum priv_combine how, long long a, long long b);
 int resolve_combine(const struct cfg *c, int priv,
     const struct snap_mres *const *m, size_t nm, struct resolve_val *out);
 void resolve_val_clear(struct resolve_val *v);

@@ -124,6 +124,10 @@ mres_slot(struct snap *s, const char *cell, void *arg, const struct snap_mres **
 	if (s->nmres >= cap)
 		return -1;
 	m = &s->mres[s->nmres];
+	v = strmap_get(&s->reason_idx, reason);
+	m->reason = v ? (uint32_t)snap_val_idx(v) : SNAP_NOIDX;
+	v = strmap_get(&s->org_idx, org);
+	m->org = v ? (uint32_t)snap_val_idx(v) : SNAP_NOIDX;
 	if ((m->cell = strdup(cell)) == NULL ||
 	    (m->pv = calloc(s->cfg->nprivs, sizeof(*m->pv))) == NULL)
 		return -1;

@@ -33,6 +33,7 @@ resolve_into(struct snap *s, const char *cell, struct snap_over_mres **out)
 	if ((o = calloc(1, sizeof(*o))) == NULL)
 		return -1;
 	atomic_init(&o->refs, 1);
+	o->m.reason = o->m.org = SNAP_NOIDX;	/* the full build's only */
 	if ((o->m.cell = strdup(cell)) == NULL ||
 	    (o->m.pv = calloc(s->cfg->nprivs, sizeof(*o->m.pv))) == NULL ||
 	    resolve_membership(s, reason, org, o->m.pv) != 0)
@@ -162,6 +163,23 @@ covered(const char *mcell, const char *const *reasons, const char *const *orgs, 
 	return 0;
 }
 
+/* Per node of a tree (paths[0..np-1]), which of the n (at most 64) changed
+ * cells' sides (sides[i]) lie at or above it: bit i. NULL when out of memory. */
+static uint64_t *
+node_masks(char *const *paths, size_t np, const char *const *sides, size_t n)
+{
+	uint64_t *mask = calloc(np ? np : 1, sizeof(*mask));
+	size_t x, i, len;
+
+	if (mask == NULL)
+		return NULL;
+	for (x = 0; x < np; x++)
+		for (len = strlen(paths[x]), i = 0; i < n; i++)
+			if (below(paths[x], len, sides[i]))
+				mask[x] |= (uint64_t)1 << i;
+	return mask;
+}
+
 /* A copy of a with each membership that the overlay re-resolved taken from it. */
 static struct snap_over *
 repoint(struct snap *s, const struct snap_account *a)
@@ -205,6 +223,7 @@ apply_cells(struct snap *s, const struct snap_change *ch)
 	const char **reasons = NULL, **orgs = NULL;
 	struct snap_over_cell *o = NULL;
 	unsigned char *hit = NULL;
+	uint64_t *rmask = NULL, *omask = NULL;
 	size_t moved = 0;
 	int rc = -1;
 
@@ -240,14 +259,23 @@ apply_cells(struct snap *s, const struct snap_change *ch)
 			goto done;
 		o = NULL;
 	}
-	/* the memberships the changed cells cover, and who holds them */
+	/* the memberships the changed cells cover, and who holds them: by
+	 * their nodes' indices, where each node knows which changed cells
+	 * cover it (reading 50,000 cell names took 3 ms a change) */
 	if ((hit = calloc(s->nmres ? s->nmres : 1, 1)) == NULL)
 		goto done;
-	for (k = 0; k < s->nmres; k++)
-		if (covered(s->mres[k].cell, reasons, orgs, n)) {
+	if (n <= 64 && ((rmask = node_masks(s->reasons, s->nreasons, reasons, n)) == NULL ||
+	    (omask = node_masks(s->orgs, s->norgs, orgs, n)) == NULL))
+		goto done;
+	for (k = 0; k < s->nmres; k++) {
+		const struct snap_mres *m = &s->mres[k];
+
+		if (rmask && m->reason != SNAP_NOIDX && m->org != SNAP_NOIDX ?
+		    (rmask[m->reason] & omask[m->org]) != 0 : covered(m->cell, reasons, orgs, n)) {
 			hit[k] = 1;
 			moved += s->mres_first[k + 1] - s->mres_first[k];
 		}
+	}
 	if (s->over.len + moved > SNAP_OVER_MAX) {
 		rc = 1;
 		goto done;
@@ -336,6 +364,8 @@ apply_cells(struct snap *s, const struct snap_change *ch)
 done:
 	if (o != NULL)
 		snap_over_cell_put(o);
+	free(rmask);
+	free(omask);
 	free(hit);
 	free(reasons);
 	free(orgs);

@@ -43,10 +43,16 @@ struct snap_pval {
 	size_t nsrc;
 };
 
+#define SNAP_NOIDX UINT32_MAX
+
 /* The precomputed effective privileges of one membership cell. */
 struct snap_mres {
 	char *cell;
 	struct snap_pval *pv;	/* one per declared privilege */
+	/* the full build's: its reason's and organisation's indices in
+	 * reasons and orgs, SNAP_NOIDX when the side is empty or no node
+	 * (snapderive.c finds the memberships a changed cell covers by them) */
+	uint32_t reason, org;
 };
 
 struct snap_account {
