@@ -5,6 +5,7 @@
 #include <sys/time.h>
 
 #include "ldapconn.h"
+#include "log.h"
 #include "strv.h"
 
 int
@@ -80,6 +81,25 @@ ldapc_open_write(const struct cfg *c, const char *who, const char *password,
 	return open_uri(c, c->write_uri ? c->write_uri : c->ldap_uri, who, password, out, e);
 }
 
+/*
+ * libldap reads a TCP message with a poll and two reads (its length, then
+ * the rest): a million-entry refresh spent a third of privd's CPU in those
+ * calls, and a charge a dozen of its syscalls. A read-ahead layer under TLS
+ * fills a buffer per read instead, and tells libldap a message is already
+ * there. Whoever polls the descriptor itself must drain first (sync.c).
+ */
+static void
+read_ahead(LDAP *ld)
+{
+	Sockbuf *sb = NULL;
+	int size = 64 * 1024;
+
+	if (ldap_get_option(ld, LDAP_OPT_SOCKBUF, &sb) != LDAP_OPT_SUCCESS || sb == NULL ||
+	    ber_sockbuf_add_io(sb, &ber_sockbuf_io_readahead, LBER_SBIOD_LEVEL_PROVIDER,
+	    &size) != 0)
+		log_warn("ldap: no read-ahead buffer: reading message by message");
+}
+
 static int
 open_uri(const struct cfg *c, const char *uri, const char *who, const char *password,
     LDAP **out, struct err *e)
@@ -120,6 +140,7 @@ open_uri(const struct cfg *c, const char *uri, const char *who, const char *pass
 			    ldap_err2string(rc));
 		return ldapc_fail(e, rc, "bind");
 	}
+	read_ahead(ld);
 	*out = ld;
 	return 0;
 }

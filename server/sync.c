@@ -431,8 +431,7 @@ begin(struct follower *f, const char *base, const char *filter, char **attrs)
 	BerElement *ber;
 	LDAPControl ctrl, *ctrls[2] = { &ctrl, NULL };
 	struct err e;
-	Sockbuf *sb = NULL;
-	int rc, ahead = 256 * 1024;
+	int rc;
 
 	f->refreshed = f->ended = 0;
 	if (ldapc_open(cfg, NULL, NULL, &f->ld, &e) != 0) {
@@ -443,13 +442,6 @@ begin(struct follower *f, const char *base, const char *filter, char **attrs)
 			atomic_store(&permanent, LDAP_PROTOCOL_ERROR);
 		return -1;
 	}
-	/* libldap reads a TCP message with a poll and two reads; a refresh of
-	 * a million entries spent a third of privd's CPU in those calls. A
-	 * read-ahead layer under TLS fills a buffer per read instead. */
-	if (ldap_get_option(f->ld, LDAP_OPT_SOCKBUF, &sb) != LDAP_OPT_SUCCESS || sb == NULL ||
-	    ber_sockbuf_add_io(sb, &ber_sockbuf_io_readahead, LBER_SBIOD_LEVEL_PROVIDER,
-	    &ahead) != 0)
-		log_warn("sync: %s: no read-ahead buffer: reading message by message", f->what);
 	if (atomic_load(&state) == SYNC_STARTING) {
 		/* without privd's schema the searches below answer nothing, not an
 		 * error: privd would look ready, then fail every write */
@@ -594,7 +586,10 @@ follow(void)
 	    "entryCSN", NULL };
 	unsigned long seen;
 	long dirty_since = 0;
-	int live = 0, more, rc;
+	struct follower *fol[3] = { &fp, &fa, &fu };
+	static const enum stream streams[3] = { ST_PRIVILEGES, ST_PEOPLE, ST_USAGE };
+	struct pollfd pfd[3];
+	int live = 0, more, polled = 0, left[3] = { 0, 0, 0 }, i;
 	char people_filter[128];
 
 	/* every person, not only those with memberships: a real person
@@ -612,7 +607,6 @@ follow(void)
 	    usage_attrs) != 0)
 		goto out;
 	while (!atomic_load(&stopping)) {
-		struct pollfd pfd[3];
 		int hold;
 
 		atomic_store(&beat, monotime_ms());
@@ -620,15 +614,16 @@ follow(void)
 			fault_point("sync-live");
 		seen = events;
 		more = 0;
-		if ((rc = drain(&fp, ST_PRIVILEGES)) < 0)
-			goto out;
-		more |= rc;
-		if ((rc = drain(&fa, ST_PEOPLE)) < 0)
-			goto out;
-		more |= rc;
-		if ((rc = drain(&fu, ST_USAGE)) < 0)
-			goto out;
-		more |= rc;
+		/* after a poll, only the searches it woke (or left mid-drain):
+		 * a charge's echo wakes one, and each drain costs a poll of its own */
+		for (i = 0; i < 3; i++) {
+			if (polled && !pfd[i].revents && !left[i])
+				continue;
+			if ((left[i] = drain(fol[i], streams[i])) < 0)
+				goto out;
+			more |= left[i];
+		}
+		polled = 0;
 		/* an open change: readers keep the model before it until it closes */
 		hold = pending_holding(fa.csn);
 		pending_audit();
@@ -666,11 +661,12 @@ follow(void)
 			dirty_since = 0;
 			continue;
 		}
-		pfd[0].fd = fd_of(&fp);
-		pfd[1].fd = fd_of(&fa);
-		pfd[2].fd = fd_of(&fu);
-		pfd[0].events = pfd[1].events = pfd[2].events = POLLIN;
-		poll(pfd, 3, more ? 0 : 200);
+		for (i = 0; i < 3; i++) {
+			pfd[i].fd = fd_of(fol[i]);
+			pfd[i].events = POLLIN;
+			pfd[i].revents = 0;
+		}
+		polled = poll(pfd, 3, more ? 0 : 200) >= 0;
 	}
 out:
 	end(&fp);
