@@ -2,8 +2,10 @@
  * gen.c - a synthetic directory at the scale of a big university, as LDIF
  * for slapadd: trees 5 deep (484 reasons, 1705 organisations), CELLS cells,
  * 5 grants per cell, ACCOUNTS accounts with 2 memberships each in cells of
- * leaf reasons. Deterministic (a fixed seed).
- * Usage: gen ACCOUNTS CELLS > big.ldif
+ * leaf reasons. Deterministic (a fixed seed). With EVERY and PERIOD, every
+ * EVERY-th account has used some print.pages in PERIOD (its usage entry
+ * as privd writes it), for reports that read usage.
+ * Usage: gen ACCOUNTS CELLS [EVERY PERIOD] > big.ldif
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,14 +74,19 @@ main(int argc, char **argv)
 {
 	static const int rfan[5] = { 4, 3, 3, 3, 3 }, ofan[5] = { 5, 4, 4, 4, 4 };
 	char **reasons, **orgs, **leaves, **cells, name[600];
-	int nreasons, norgs, nleaves = 0, ncells, i, accounts, want;
+	int nreasons, norgs, nleaves = 0, ncells, i, accounts, want, every = 0;
+	const char *period = NULL;
 	char rs[128];
 
-	if (argc != 3)
+	if (argc != 3 && argc != 5)
 		return 2;
 	accounts = atoi(argv[1]);
 	want = atoi(argv[2]);
-	if (accounts < 1 || want < 2 || want > 10000000)
+	if (argc == 5) {
+		every = atoi(argv[3]);
+		period = argv[4];
+	}
+	if (accounts < 1 || want < 2 || want > 10000000 || every < 0)
 		return 2;
 	for (nset = 1024; nset < 2u * (unsigned)want; nset *= 2)
 		;
@@ -133,6 +140,13 @@ main(int argc, char **argv)
 		printf("dn: uid=u%06d,%s\nobjectClass: account\nobjectClass: privAccount\n"
 		    "uid: u%06d\nprivMembership: cn=%s,ou=cells,%s\nprivMembership: cn=%s,ou=cells,%s\n\n",
 		    i, PEOPLE, i, cells[a], BASE, cells[b], BASE);
+	}
+	for (i = 0; every > 0 && i < accounts; i += every) {
+		printf("dn: uid=u%06d,ou=usage,%s\nobjectClass: privAccountUsage\nuid: u%06d\n\n",
+		    i, BASE, i);
+		printf("dn: cn=print.pages@%s,uid=u%06d,ou=usage,%s\nobjectClass: privUsage\n"
+		    "cn: print.pages@%s\nprivPeriod: %s\nprivUsed: %u\nprivCredit: 0\n\n",
+		    period, i, BASE, period, period, 1 + rnd(500));
 	}
 	return 0;
 }

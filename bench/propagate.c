@@ -2,7 +2,10 @@
  * propagate.c - how long an LDAP change takes to show in privd's API: N
  * times, modify a grant (or a membership) with libldap, then poll privd
  * until the answer shows it. Prints p50 and p99 in ms.
- * Usage: propagate grant|membership URI BINDDN PASSWORD BASE PEOPLE PRIVD_URL KEY N
+ * grant: prop/a@'s print.pages (the prop account alone is in it); all: the
+ * cell "@"'s login.max_sessions (every account inherits it); membership:
+ * prop moves between prop/b@ and prop/c@.
+ * Usage: propagate grant|all|membership URI BINDDN PASSWORD BASE PEOPLE PRIVD_URL KEY N
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,13 +60,14 @@ main(int argc, char **argv)
 	double *ms;
 	LDAP *ld;
 	CURL *c;
-	int i, n, v = 3, grant;
+	int i, n, v = 3, grant, all;
 
 	if (argc != 10) {
-		fprintf(stderr, "usage: propagate grant|membership URI BINDDN PASSWORD BASE PEOPLE URL KEY N\n");
+		fprintf(stderr, "usage: propagate grant|all|membership URI BINDDN PASSWORD BASE PEOPLE URL KEY N\n");
 		return 2;
 	}
-	grant = strcmp(argv[1], "grant") == 0;
+	all = strcmp(argv[1], "all") == 0;
+	grant = all || strcmp(argv[1], "grant") == 0;
 	n = atoi(argv[9]);
 	if ((ms = calloc((size_t)n, sizeof(*ms))) == NULL)
 		return 1;
@@ -75,7 +79,8 @@ main(int argc, char **argv)
 	if (ldap_sasl_bind_s(ld, argv[3], LDAP_SASL_SIMPLE, &cred, NULL, NULL, NULL) != LDAP_SUCCESS)
 		return 1;
 	c = curl_easy_init();
-	snprintf(url, sizeof(url), "%s/v1/accounts/prop/privileges/print.pages", argv[7]);
+	snprintf(url, sizeof(url), "%s/v1/accounts/prop/privileges/%s", argv[7],
+	    all ? "login.max_sessions" : "print.pages");
 	snprintf(auth, sizeof(auth), "Authorization: Bearer %s", argv[8]);
 	h = curl_slist_append(h, auth);
 	curl_easy_setopt(c, CURLOPT_URL, url);
@@ -86,7 +91,12 @@ main(int argc, char **argv)
 		LDAPMod *mods[] = { &m, NULL };
 		double t0;
 
-		if (grant) {
+		if (all) {
+			/* the root cell: every account's answer changes */
+			snprintf(dn, sizeof(dn), "cn=@,ou=cells,%s", argv[5]);
+			snprintf(val, sizeof(val), "login.max_sessions=%d", 100 + i);
+			snprintf(want, sizeof(want), "\"value\":%d", 100 + i);
+		} else if (grant) {
 			/* the prop account's cell gets a new limit each time */
 			snprintf(dn, sizeof(dn), "cn=prop/a@,ou=cells,%s", argv[5]);
 			snprintf(val, sizeof(val), "print.pages=%d", 1000 + i);

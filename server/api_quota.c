@@ -259,8 +259,8 @@ drawer(struct req *r, json_t *o, int need, struct quota_req *q, enum MHD_Result 
 		    "no account '%.64s' (no entry with privAccount and that uid)", uid);
 	else if (pool_member_via(a, cell) == NULL)
 		*ret = http_error(r, 403, "not_a_member", "account", "%s may not draw on the "
-		    "%s pool of %s: none of its memberships in force (%zu) is in a cell that %s "
-		    "covers", a->uid, q->quota, cell, a->nm, cell);
+		    "%s pool of %s: none of its memberships in force (%u) is in a cell that %s "
+		    "covers", a->uid, q->quota, cell, (unsigned)a->nm, cell);
 	else {
 		snprintf(q->account_buf, sizeof(q->account_buf), "%s", a->uid);
 		q->account = q->account_buf;

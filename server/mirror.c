@@ -6,6 +6,7 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 
 #include "dirview.h"
 #include "dn.h"
+#include "entmap.h"
 #include "log.h"
 #include "membership.h"
 #include "cfglive.h"
@@ -48,7 +50,7 @@ struct mentry {
 
 static const struct cfg *cfg;
 static char *reasons_dn, *orgs_dn, *cells_dn, *printers_dn;
-static struct strmap mirror;
+static struct entmap mirror;	/* mentry by uuid */
 /* the cell names people's memberships name, each held once (owned keys,
  * the value the key): until mirror_clear, so also names of cells removed
  * since, as many as were named while one connection lasted */
@@ -74,7 +76,7 @@ mirror_init(const struct cfg *c)
 	orgs_dn = dn_join("ou=organisations", c->base_dn);
 	cells_dn = dn_join("ou=cells", c->base_dn);
 	printers_dn = dn_join("ou=printers", c->base_dn);
-	strmap_init(&mirror);
+	entmap_init(&mirror, offsetof(struct mentry, uuid));
 	strmap_init(&names);
 	return reasons_dn && orgs_dn && cells_dn && printers_dn ? 0 : -1;
 }
@@ -189,9 +191,8 @@ mirror_clear(void)
 	size_t i;
 
 	for (i = 0; i < mirror.cap; i++)
-		if (mirror.slots[i].key != NULL)
-			mentry_free(mirror.slots[i].val);
-	strmap_free(&mirror);
+		mentry_free(mirror.slots[i]);
+	entmap_free(&mirror);
 	for (i = 0; i < names.cap; i++)
 		free((char *)names.slots[i].key);
 	strmap_free(&names);
@@ -203,7 +204,7 @@ mirror_clear(void)
 void
 mirror_forget(const char *uuid)
 {
-	struct mentry *m = strmap_del(&mirror, uuid);
+	struct mentry *m = entmap_del(&mirror, uuid);
 
 	note(m, 0);
 	mentry_free(m);
@@ -227,7 +228,7 @@ same_entry(const struct mentry *a, const struct mentry *b)
 static int
 mirror_keep(struct mentry *m)
 {
-	const struct mentry *old = strmap_get(&mirror, m->uuid);
+	const struct mentry *old = entmap_get(&mirror, m->uuid);
 	struct mentry *prev;
 	int failed;
 
@@ -235,8 +236,7 @@ mirror_keep(struct mentry *m)
 		mentry_free(m);
 		return 0;
 	}
-	/* the key is the new entry's: the old one's is freed with it */
-	prev = strmap_replace(&mirror, m->uuid, m, &failed);
+	prev = entmap_put(&mirror, m, &failed);
 	if (failed) {
 		log_warn("sync: out of memory; dropping an entry");
 		mentry_free(m);
@@ -473,15 +473,80 @@ held_elsewhere(const char **gone, size_t n)
 		}
 	}
 	for (i = 0; !found && i < mirror.cap; i++) {
-		const struct mentry *m = mirror.slots[i].val;
+		const struct mentry *m = mirror.slots[i];
 		char key[512];
 
-		if (mirror.slots[i].key != NULL && m->kind == MK_ACCOUNT &&
+		if (m != NULL && m->kind == MK_ACCOUNT &&
 		    snap_fold_uid(m->key, key, sizeof(key)) == 0 && strmap_get(&lost, key) != NULL)
 			found = 1;
 	}
 	strmap_free(&lost);
 	return found;
+}
+
+/* The accounts a full build takes: each person in the mirror as the open
+ * change's before-state has them (none it added), then the people it
+ * removed; fn on each, stopping at its first nonzero. */
+static int
+each_account(struct pending_ov *ov, int (*fn)(void *, const struct snap_in_account *),
+    void *arg)
+{
+	struct snap_in_account a;
+	const struct chg_obj *o;
+	size_t i;
+
+	for (i = 0; i < mirror.cap; i++) {
+		const struct mentry *m = mirror.slots[i];
+		const char **vals;
+		size_t nvals;
+
+		if (m == NULL || m->kind != MK_ACCOUNT)
+			continue;
+		vals = (const char **)m->vals;
+		nvals = m->nvals;
+		if ((o = pending_ov_get(ov, CHG_ACCOUNT, m->key)) != NULL) {
+			if (!o->present)
+				continue;
+			vals = (const char **)o->vals;
+			nvals = o->nvals;
+		}
+		in_account(m, vals, nvals, &a);
+		if (fn(arg, &a) != 0)
+			return -1;
+	}
+	for (i = 0; i < pending_ov_len(ov); i++) {
+		if ((o = pending_ov_unused(ov, i)) == NULL || !o->present || o->kind != CHG_ACCOUNT)
+			continue;
+		memset(&a, 0, sizeof(a));
+		a.uid = o->key;
+		a.cells = (const char **)o->vals;
+		a.ncells = o->nvals;
+		if (fn(arg, &a) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+struct counts {
+	size_t accounts, memberships;
+};
+
+static int
+count_account(void *arg, const struct snap_in_account *a)
+{
+	struct counts *c = arg;
+
+	c->accounts++;
+	c->memberships += a->ncells;
+	return 0;
+}
+
+static int
+add_account(void *arg, const struct snap_in_account *a)
+{
+	struct err e;
+
+	return snap_build_add(arg, a, &e);
 }
 
 /*
@@ -517,7 +582,7 @@ derive(const struct pending_ov *ov)
 
 		if (dirty_cells.slots[i].key == NULL)
 			continue;
-		m = *uuid ? strmap_get(&mirror, uuid) : NULL;
+		m = *uuid ? entmap_get(&mirror, uuid) : NULL;
 		if (m != NULL && m->kind == MK_CELL && strcmp(m->key, dirty_cells.slots[i].key) == 0) {
 			cells[ncells].name = m->key;
 			cells[ncells].grants = (const char **)m->vals;
@@ -532,7 +597,7 @@ derive(const struct pending_ov *ov)
 
 		if (dirty.slots[i].key == NULL)
 			continue;
-		m = *uuid ? strmap_get(&mirror, uuid) : NULL;
+		m = *uuid ? entmap_get(&mirror, uuid) : NULL;
 		if (m != NULL && snap_fold_uid(m->key, key, sizeof(key)) == 0 &&
 		    strcmp(key, dirty.slots[i].key) == 0)
 			in_account(m, (const char **)m->vals, m->nvals, &set[nset++]);
@@ -571,8 +636,9 @@ mirror_publish(void)
 	struct pending_ov ov;
 	struct snap_input in;
 	struct snap_in_cell *cells = NULL;
-	struct snap_in_account *accts = NULL;
 	struct snap_in_cell *printers = NULL;
+	struct snap_builder b;
+	struct counts cnt = { 0, 0 };
 	const char **reasons = NULL, **orgs = NULL;
 	struct timespec t0, t1;
 	struct snap *s;
@@ -593,17 +659,16 @@ mirror_publish(void)
 	reasons = calloc(n + 1, sizeof(*reasons));
 	orgs = calloc(n + 1, sizeof(*orgs));
 	cells = calloc(n + 1, sizeof(*cells));
-	accts = calloc(n + 1, sizeof(*accts));
 	printers = calloc(n + 1, sizeof(*printers));
-	if (!reasons || !orgs || !cells || !accts || !printers)
+	if (!reasons || !orgs || !cells || !printers)
 		goto fail;
 	for (i = 0; i < mirror.cap; i++) {
-		const struct mentry *m = mirror.slots[i].val;
+		const struct mentry *m = mirror.slots[i];
 		const char **vals;
 		size_t nvals;
 
-		if (mirror.slots[i].key == NULL)
-			continue;
+		if (m == NULL || m->kind == MK_ACCOUNT)
+			continue;	/* each_account */
 		vals = (const char **)m->vals;
 		nvals = m->nvals;
 		if ((o = pending_ov_get(&ov, kinds[m->kind], m->key)) != NULL) {
@@ -629,9 +694,6 @@ mirror_publish(void)
 			printers[in.nprinters].grants = vals;
 			printers[in.nprinters++].ngrants = nvals;
 			break;
-		case MK_ACCOUNT:
-			in_account(m, vals, nvals, &accts[in.naccounts++]);
-			break;
 		}
 	}
 	/* what the open change has removed so far */
@@ -651,10 +713,7 @@ mirror_publish(void)
 			cells[in.ncells++].ngrants = o->nvals;
 			break;
 		case CHG_ACCOUNT:
-			accts[in.naccounts].uid = o->key;
-			accts[in.naccounts].cells = (const char **)o->vals;
-			accts[in.naccounts++].ncells = o->nvals;
-			break;
+			break;	/* each_account */
 		case CHG_PRINTER:
 			printers[in.nprinters].name = o->key;
 			printers[in.nprinters].grants = (const char **)o->vals;
@@ -665,11 +724,18 @@ mirror_publish(void)
 	in.reasons = reasons;
 	in.orgs = orgs;
 	in.cells = cells;
-	in.accounts = accts;
 	in.printers = printers;
-	/* the terms in force (a reload changes them) date the memberships */
-	if ((s = snap_build(cfglive_get() ? cfglive_get() : cfg, &in, &e)) == NULL)
+	/* the accounts straight from the mirror, not through an array */
+	if (each_account(&ov, count_account, &cnt) != 0 ||
+	    snap_build_start(&b, cfglive_get() ? cfglive_get() : cfg, &in, cnt.accounts,
+	    cnt.memberships, &e) != 0)
 		goto fail;
+	if (each_account(&ov, add_account, &b) != 0)
+		goto fail;	/* add freed the build */
+	/* the terms in force (a reload changes them) date the memberships */
+	if ((s = snap_build_finish(&b, &e)) == NULL)
+		goto fail;
+	in.naccounts = s->ncore;
 	snap_publish(s);
 	/* the next few people's changes derive from this one */
 	last = pending_ov_len(&ov) == 0 ? s : NULL;
@@ -692,7 +758,6 @@ fail:
 	free(reasons);
 	free(orgs);
 	free(cells);
-	free(accts);
 	free(printers);
 	/* a full build frees the refresh's and the last model's memory in the
 	 * middle of the heap: give it back (9 MB of 460 at a million people) */

@@ -282,12 +282,17 @@ index_members(struct snap *s)
 	return 0;
 }
 
-struct snap *
-snap_build(const struct cfg *c, const struct snap_input *in, struct err *e)
+int
+snap_build_start(struct snap_builder *b, const struct cfg *c, const struct snap_input *in,
+    size_t naccounts, size_t nmemberships, struct err *e)
 {
 	struct snap *s;
-	size_t i, nm = 0;
+	size_t i;
 	int rc;
+
+	b->s = NULL;
+	b->naccounts = naccounts;
+	b->nmres = nmemberships;
 
 	if ((s = calloc(1, sizeof(*s))) == NULL ||
 	    (s->core_refs = malloc(sizeof(*s->core_refs))) == NULL)
@@ -361,36 +366,76 @@ snap_build(const struct cfg *c, const struct snap_input *in, struct err *e)
 
 	if (build_printers(s, in) != 0)
 		goto fail;
-	for (i = 0; i < in->naccounts; i++)
-		nm += in->accounts[i].ncells;
-	if ((s->mres = calloc(nm ? nm : 1, sizeof(*s->mres))) == NULL)
+	if ((s->mres = calloc(b->nmres ? b->nmres : 1, sizeof(*s->mres))) == NULL)
 		goto fail;
-	if (uidx_init(&s->account_by_uid, in->naccounts) != 0 ||
-	    (s->core = calloc(in->naccounts ? in->naccounts : 1, sizeof(*s->core))) == NULL ||
-	    (s->answers = calloc(in->naccounts ? in->naccounts : 1, sizeof(*s->answers))) == NULL)
+	if (uidx_init(&s->account_by_uid, naccounts) != 0 ||
+	    (s->core = calloc(naccounts ? naccounts : 1, sizeof(*s->core))) == NULL ||
+	    (s->answers = calloc(naccounts ? naccounts : 1, sizeof(*s->answers))) == NULL)
 		goto fail;
-	for (i = 0; i < in->naccounts; i++) {
-		struct snap_account *a = &s->core[s->ncore];
-
-		if (snap_account(s, in->accounts[i].uid) != NULL) {
-			log_warn("snapshot: uid %s appears on two entries; keeping the first",
-			    in->accounts[i].uid);
-			s->skipped++;
-			continue;
-		}
-		s->ncore++;
-		if (snap_build_account(s, &in->accounts[i], a, mres_slot, &nm) != 0)
-			goto fail;
-		if (uidx_put(&s->account_by_uid, snap_account_key(a), (uint32_t)(a - s->core)) != 0)
-			goto fail;
-	}
-	s->naccounts = s->ncore;
-	if (index_members(s) != 0)
-		goto fail;
-	return s;
+	b->s = s;
+	return 0;
 fail:
 	snap_free(s);
-	err_set(e, ERR_INTERNAL, 0, NULL, "out of memory building the snapshot");
-	return NULL;
+	return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory building the snapshot");
+}
+
+static int
+build_fail(struct snap_builder *b, struct err *e, const char *why)
+{
+	snap_free(b->s);
+	b->s = NULL;
+	return err_set(e, ERR_INTERNAL, 0, NULL, "%s", why);
+}
+
+int
+snap_build_add(struct snap_builder *b, const struct snap_in_account *in, struct err *e)
+{
+	struct snap *s = b->s;
+	struct snap_account *a;
+
+	if (snap_account(s, in->uid) != NULL) {
+		log_warn("snapshot: uid %s appears on two entries; keeping the first", in->uid);
+		s->skipped++;
+		return 0;
+	}
+	/* the counts start was given are the room there is */
+	if (s->ncore >= b->naccounts)
+		return build_fail(b, e, "snapshot: more accounts than counted");
+	a = &s->core[s->ncore++];
+	if (snap_build_account(s, in, a, mres_slot, &b->nmres) != 0 ||
+	    uidx_put(&s->account_by_uid, snap_account_key(a), (uint32_t)(a - s->core)) != 0)
+		return build_fail(b, e, "out of memory building the snapshot");
+	return 0;
+}
+
+struct snap *
+snap_build_finish(struct snap_builder *b, struct err *e)
+{
+	struct snap *s = b->s;
+
+	b->s = NULL;
+	s->naccounts = s->ncore;
+	if (index_members(s) != 0) {
+		snap_free(s);
+		err_set(e, ERR_INTERNAL, 0, NULL, "out of memory building the snapshot");
+		return NULL;
+	}
+	return s;
+}
+
+struct snap *
+snap_build(const struct cfg *c, const struct snap_input *in, struct err *e)
+{
+	struct snap_builder b;
+	size_t i, nm = 0;
+
+	for (i = 0; i < in->naccounts; i++)
+		nm += in->accounts[i].ncells;
+	if (snap_build_start(&b, c, in, in->naccounts, nm, e) != 0)
+		return NULL;
+	for (i = 0; i < in->naccounts; i++)
+		if (snap_build_add(&b, &in->accounts[i], e) != 0)
+			return NULL;
+	return snap_build_finish(&b, e);
 }
 

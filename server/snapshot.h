@@ -61,9 +61,10 @@ struct snap_account {
 	char *dn;		/* its entry when not UID_ATTR=uid,people_dn, else NULL */
 	char **dated;		/* its dated memberships, in force or not:
 				 * "CELL|FROM|UNTIL" (membership.h) */
-	size_t ndated;
 	const struct snap_mres **m;
-	size_t nm;
+	/* 32 bits each: a million accounts, 8 MB less */
+	uint32_t ndated;
+	uint32_t nm;
 	struct snap_over *over;	/* the change that holds it; NULL: the full build's */
 };
 
@@ -184,6 +185,23 @@ struct snap_input {
  * Entries privd cannot use are skipped, counted and logged, not fatal. */
 struct snap *snap_build(const struct cfg *c, const struct snap_input *in,
     struct err *e);
+/*
+ * The same build in steps, for a source too large to copy into an array
+ * of accounts first (the mirror: 32 MB at a million people): start with
+ * in's trees, cells and printers (its accounts ignored) and room for
+ * naccounts accounts holding nmemberships memberships in all, add each
+ * account, finish. On an error the build is freed and e says why; an
+ * account beyond the room counted is one.
+ */
+struct snap_builder {
+	struct snap *s;
+	size_t naccounts;	/* room in s->core */
+	size_t nmres;		/* room in s->mres */
+};
+int snap_build_start(struct snap_builder *b, const struct cfg *c, const struct snap_input *in,
+    size_t naccounts, size_t nmemberships, struct err *e);
+int snap_build_add(struct snap_builder *b, const struct snap_in_account *a, struct err *e);
+struct snap *snap_build_finish(struct snap_builder *b, struct err *e);
 /*
  * What changed since a snapshot: people and cells as given (new or
  * changed), and the uids and cell names gone.

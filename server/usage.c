@@ -69,6 +69,25 @@ usage_get(const char *key, struct usage_val *v)
 	return it ? 0 : -1;
 }
 
+int
+usage_each(int (*fn)(void *arg, const char *key, const struct usage_val *v), void *arg)
+{
+	size_t i, j;
+	int rc = 0;
+
+	for (i = 0; rc == 0 && i < STRIPES; i++) {
+		pthread_mutex_lock(&stripes[i].lock);
+		for (j = 0; rc == 0 && j < stripes[i].map.cap; j++) {
+			const struct item *it = stripes[i].map.slots[j].val;
+
+			if (stripes[i].map.slots[j].key != NULL)
+				rc = fn(arg, it->key, &it->v);
+		}
+		pthread_mutex_unlock(&stripes[i].lock);
+	}
+	return rc;
+}
+
 long long
 usage_remaining(long long limit, const struct usage_val *u)
 {

@@ -32,6 +32,10 @@ long long usage_remaining(long long limit, const struct usage_val *u);
 int usage_get_for(const char *uid, const char *quota, const char *period,
     struct usage_val *v);
 void usage_del(const char *key);
+/* fn on every entry, a stripe's lock held (fn must not call usage_*):
+ * for a pass over the whole table (a report) instead of a lookup per
+ * account; stops at fn's first nonzero, which it returns. */
+int usage_each(int (*fn)(void *arg, const char *key, const struct usage_val *v), void *arg);
 /* The period of the paid wallets' entries (wallet.h): the table counts them,
  * so that reads skip looking for a paid wallet where nobody has one. */
 #define USAGE_PAID_PERIOD	"paid"

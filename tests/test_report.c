@@ -181,6 +181,45 @@ the_reason_tree_and_the_heaviest(void **state)
 	report_free(&r);
 }
 
+/* usage read in one pass: a changed person (in the overlay of a derived
+ * snapshot) and a new one count; keys of another quota, period, spelling
+ * of a uid, or a pool's holder do not */
+static void
+usage_of_changed_people_and_other_keys(void **state)
+{
+	static const char *dan[] = { "student/postgrad@sci/maths" }, *gus[] = { "staff/academic@sci" };
+	struct snap_in_account set[] = { { "dan", dan, 1, NULL }, { "gus", gus, 1, NULL } };
+	struct snap_change ch = { set, 2, NULL, 0, NULL, 0, NULL, 0 };
+	struct report_opts o = { cfg_priv_find(fx_config, "q"), "all", 0, 1, NULL, 3 };
+	static const char *keys[] = { "gus/q@all", "ANN/q@all", "ann/q@other", "ann/r@all",
+	    "pool:staff@eng/q@all", NULL };
+	struct usage_val v = { 7, 0, 0, 0, "20261204000000.000001Z#000000#000#000000" };
+	struct snap *d;
+	struct report r;
+	struct err e;
+	size_t i;
+
+	(void)state;
+	memset(&e, 0, sizeof(e));
+	assert_non_null(d = snap_derive(s, &ch, &e));
+	for (i = 0; keys[i]; i++)
+		usage_put(keys[i], &v);
+	assert_int_equal(report_usage(d, &o, &r, &e), 0);
+	assert_int_equal(r.accounts, 7);
+	assert_int_equal(r.used, 155 + 7);
+	assert_int_equal(find(&r, "sci")->accounts, 3);		/* dan eve gus */
+	assert_int_equal(find(&r, "sci")->used, 40 + 50 + 7);
+	assert_int_equal(find(&r, "eng")->used, 10 + 20 + 30 + 50);
+	assert_int_equal(r.ntop, 3);
+	assert_string_equal(r.top[0].uid, "eve");
+	assert_string_equal(r.top[1].uid, "dan");
+	assert_string_equal(r.top[2].uid, "cat");
+	report_free(&r);
+	for (i = 0; keys[i]; i++)
+		usage_del(keys[i]);
+	snap_free(d);
+}
+
 int
 main(void)
 {
@@ -190,6 +229,7 @@ main(void)
 		cmocka_unit_test(paid_wallets_are_counted_per_row),
 		cmocka_unit_test(under_keeps_one_subtree),
 		cmocka_unit_test(the_reason_tree_and_the_heaviest),
+		cmocka_unit_test(usage_of_changed_people_and_other_keys),
 	};
 
 	return cmocka_run_group_tests_name("report", tests, setup, teardown);

@@ -1,0 +1,69 @@
+/* test_entmap.c - the map of entries holding their key: many entries, one
+ * replaced by another with its key, deletions keeping probe runs whole. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "entmap.h"
+#include "fixture.h"
+
+#define N 5000
+
+struct ent {
+	int n;
+	char key[16];
+};
+
+static void
+put_get_del(void **state)
+{
+	static struct ent e[N], again;
+	struct entmap m;
+	int i, failed;
+
+	(void)state;
+	entmap_init(&m, offsetof(struct ent, key));
+	assert_null(entmap_get(&m, "x"));
+	assert_null(entmap_del(&m, "x"));
+	for (i = 0; i < N; i++) {
+		e[i].n = i;
+		snprintf(e[i].key, sizeof(e[i].key), "k%d", i);
+		assert_null(entmap_put(&m, &e[i], &failed));
+		assert_false(failed);
+	}
+	assert_int_equal(m.len, N);
+	/* an entry with a key already there takes its place */
+	again = e[7];
+	assert_ptr_equal(entmap_put(&m, &again, &failed), &e[7]);
+	assert_int_equal(m.len, N);
+	/* delete every other key; the rest must all still be found */
+	for (i = 0; i < N; i += 2)
+		assert_non_null(entmap_del(&m, e[i].key));
+	assert_null(entmap_del(&m, e[0].key));
+	for (i = 0; i < N; i++) {
+		struct ent *v = entmap_get(&m, e[i].key);
+
+		if (i % 2 == 0)
+			assert_null(v);
+		else if (i == 7)
+			assert_ptr_equal(v, &again);
+		else
+			assert_ptr_equal(v, &e[i]);
+	}
+	assert_int_equal(m.len, N / 2);
+	/* and put back, every key once */
+	for (i = 0; i < N; i += 2)
+		assert_null(entmap_put(&m, &e[i], &failed));
+	assert_int_equal(m.len, N);
+	for (i = 0; i < N; i++)
+		assert_ptr_equal(entmap_get(&m, e[i].key), i == 7 ? &again : &e[i]);
+	entmap_free(&m);
+	assert_null(entmap_get(&m, e[1].key));
+}
+
+FX_MAIN("entmap", cmocka_unit_test(put_get_del))
