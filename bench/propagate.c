@@ -86,7 +86,9 @@ main(int argc, char **argv)
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
-	for (i = 0; i < n; i++) {
+	/* i -1: one change unmeasured, for slapd's first write after slapadd
+	 * (100 ms and more, nothing of privd's) */
+	for (i = -1; i < n; i++) {
 		LDAPMod m = { LDAP_MOD_REPLACE, grant ? "privGrant" : "privMembership", { vals } };
 		LDAPMod *mods[] = { &m, NULL };
 		double t0;
@@ -123,7 +125,8 @@ main(int argc, char **argv)
 				return 1;
 			}
 		}
-		ms[i] = now_ms() - t0;
+		if (i >= 0)
+			ms[i] = now_ms() - t0;
 	}
 	qsort(ms, (size_t)n, sizeof(*ms), cmp);
 	printf("%.1f %.1f\n", ms[n / 2], ms[(n * 99) / 100 < n ? (n * 99) / 100 : n - 1]);
