@@ -187,7 +187,7 @@ bench: all
 	@deploy/deps.sh --bench
 	@bench/run.sh
 
-# a million accounts beside the demo directory (about 5 minutes)
+# a million accounts beside the demo directory and 100,000 (about 8 minutes)
 bench-1m: all
 	@deploy/deps.sh --bench
 	@bench/run1m.sh
