@@ -1,5 +1,16 @@
-# lib.sh - what bench/run.sh and bench/run1m.sh share: a free port, waiting
-# for privd, wrk's rate, a ratio and a verdict against a target.
+# lib.sh - what bench/run.sh and bench/run1m.sh share: their clean-up, a
+# free port, waiting for privd, wrk's rate, a ratio and a verdict against a
+# target.
+
+# on exit: the processes in $pids killed, every private slapd under $dir
+# stopped, $dir removed
+cleanup() {
+	for p in $pids; do kill "$p" 2>/dev/null || true; done
+	for c in "$dir"/*/slapd.conf; do
+		[ -e "$c" ] && deploy/slapd-dev.sh stop "$(dirname "$c")" 2>/dev/null || true
+	done
+	rm -rf "$dir"
+}
 free_port() {
 	while :; do
 		p=$(( 20000 + $(od -An -N2 -tu2 /dev/urandom) % 12000 ))

@@ -11,13 +11,6 @@ D=${BENCH_TIME:-5}
 dir=$(mktemp -d /tmp/privd-bench.XXXXXX)
 R=dev-read-4d1c8e27b9 C=dev-charge-93fa06d2c1 A=dev-admin-5be71f0a48 T=dev-topup-7e3b9c1f05
 pids=""
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null || true; done
-	deploy/slapd-dev.sh stop "$dir/small" 2>/dev/null || true
-	deploy/slapd-dev.sh stop "$dir/big" 2>/dev/null || true
-	deploy/slapd-dev.sh stop "$dir/imp" 2>/dev/null || true
-	rm -rf "$dir"
-}
 trap cleanup EXIT INT TERM
 # the rows before the entitlements' own measure privd without publishing:
 # its writes would share slapd with what they measure

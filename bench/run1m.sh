@@ -14,13 +14,6 @@ N=${BENCH_CHANGES:-20}
 dir=$(mktemp -d /tmp/privd-bench1m.XXXXXX)
 R=dev-read-4d1c8e27b9 A=dev-admin-5be71f0a48
 pids=""
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null || true; done
-	deploy/slapd-dev.sh stop "$dir/small" 2>/dev/null || true
-	deploy/slapd-dev.sh stop "$dir/big" 2>/dev/null || true
-	deploy/slapd-dev.sh stop "$dir/mid" 2>/dev/null || true
-	rm -rf "$dir"
-}
 trap cleanup EXIT INT TERM
 privd=server/privd
 [ -x "$privd" ] || { echo "bench-1m: build privd first (make)" >&2; exit 1; }

@@ -725,17 +725,16 @@ mirror_publish(void)
 	in.orgs = orgs;
 	in.cells = cells;
 	in.printers = printers;
-	/* the accounts straight from the mirror, not through an array */
+	/* the accounts straight from the mirror, not through an array; the
+	 * terms in force (a reload changes them) date the memberships */
 	if (each_account(&ov, count_account, &cnt) != 0 ||
 	    snap_build_start(&b, cfglive_get() ? cfglive_get() : cfg, &in, cnt.accounts,
 	    cnt.memberships, &e) != 0)
 		goto fail;
 	if (each_account(&ov, add_account, &b) != 0)
 		goto fail;	/* add freed the build */
-	/* the terms in force (a reload changes them) date the memberships */
 	if ((s = snap_build_finish(&b, &e)) == NULL)
 		goto fail;
-	in.naccounts = s->ncore;
 	snap_publish(s);
 	/* the next few people's changes derive from this one */
 	last = pending_ov_len(&ov) == 0 ? s : NULL;
@@ -745,7 +744,7 @@ mirror_publish(void)
 	full = 1;
 	log_debug("sync: snapshot %llu: %zu reasons, %zu organisations, %zu cells, "
 	    "%zu accounts", (unsigned long long)s->gen, in.nreasons, in.norgs,
-	    in.ncells, in.naccounts);
+	    in.ncells, s->ncore);
 timed:
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	atomic_store(&build_usec, (t1.tv_sec - t0.tv_sec) * 1000000L +

@@ -265,6 +265,13 @@ struct uset {
 	int oom;
 };
 
+/* a's index in s->core, UINT32_MAX when it is an overlay account */
+static uint32_t
+core_index(const struct snap *s, const struct snap_account *a)
+{
+	return a >= s->core && a < s->core + s->ncore ? (uint32_t)(a - s->core) : UINT32_MAX;
+}
+
 static int
 uset_take(void *arg, const char *key, const struct usage_val *v)
 {
@@ -300,9 +307,8 @@ uset_take(void *arg, const char *key, const struct usage_val *v)
 		u->h = nh;
 		u->cap = nc;
 	}
-	u->h[u->n++] = (struct uhit){ a >= u->s->core && a < u->s->core + u->s->ncore ?
-	    (uint32_t)(a - u->s->core) : UINT32_MAX, (unsigned char)paid, a, v->used, v->credit,
-	    v->held };
+	u->h[u->n++] = (struct uhit){ core_index(u->s, a), (unsigned char)paid, a, v->used,
+	    v->credit, v->held };
 	return 0;
 }
 
@@ -320,8 +326,7 @@ uhit_order(const void *x, const void *y)
 static void
 uset_get(struct uset *us, const struct snap_account *a, struct usage_val *u, struct usage_val *w)
 {
-	const struct snap *s = us->s;
-	uint32_t idx = a >= s->core && a < s->core + s->ncore ? (uint32_t)(a - s->core) : UINT32_MAX;
+	uint32_t idx = core_index(us->s, a);
 	size_t k;
 
 	memset(u, 0, sizeof(*u));

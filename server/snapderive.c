@@ -91,12 +91,6 @@ hold_all(struct strmap *m, int kind)
 	}
 }
 
-static const char *
-over_key(const struct snap_over *o)
-{
-	return o->a.fold ? o->a.fold : o->a.uid;
-}
-
 /* Puts o under key in s's overlay, in place of the account there was. */
 static int
 replace(struct snap *s, const char *key, struct snap_over *o)
@@ -322,7 +316,7 @@ apply_cells(struct snap *s, const struct snap_change *ch)
 
 			if (s->shadow[ai / 64] >> (ai % 64) & 1)
 				continue;
-			if ((x = repoint(s, a)) == NULL || replace(s, over_key(x), x) != 0) {
+			if ((x = repoint(s, a)) == NULL || replace(s, snap_account_key(&x->a), x) != 0) {
 				snap_over_put(x);
 				goto done;
 			}
@@ -352,7 +346,7 @@ apply_cells(struct snap *s, const struct snap_change *ch)
 		for (i = 0; i < nr; i++) {
 			struct snap_over *x = repoint(s, &redo[i]->a);
 
-			if (x == NULL || replace(s, over_key(x), x) != 0) {
+			if (x == NULL || replace(s, snap_account_key(&x->a), x) != 0) {
 				snap_over_put(x);
 				free(redo);
 				goto done;
@@ -471,7 +465,7 @@ snap_derive(const struct snap *old, const struct snap_change *ch, struct err *e)
 		atomic_init(&o->refs, 1);
 		o->a.over = o;
 		if (snap_build_account(s, &ch->set[i], &o->a, over_mres, NULL) != 0 ||
-		    replace(s, over_key(o), o) != 0)
+		    replace(s, snap_account_key(&o->a), o) != 0)
 			goto fail;
 		o = NULL;
 	}

@@ -64,18 +64,25 @@ snap_over_put(struct snap_over *o)
 	free(o);
 }
 
-void
-snap_over_mres_put(struct snap_over_mres *o, const struct cfg *c)
+/* Frees what a membership cell's values own (not m itself). */
+static void
+mres_clear(struct snap_mres *m, const struct cfg *c)
 {
 	size_t p;
 
+	if (m->pv != NULL)
+		for (p = 0; p < c->nprivs; p++)
+			snap_pval_clear(&m->pv[p]);
+	free(m->pv);
+	free(m->cell);
+}
+
+void
+snap_over_mres_put(struct snap_over_mres *o, const struct cfg *c)
+{
 	if (o == NULL || atomic_fetch_sub(&o->refs, 1) != 1)
 		return;
-	if (o->m.pv != NULL)
-		for (p = 0; p < c->nprivs; p++)
-			snap_pval_clear(&o->m.pv[p]);
-	free(o->m.pv);
-	free(o->m.cell);
+	mres_clear(&o->m, c);
 	free(o);
 }
 
@@ -112,7 +119,7 @@ snap_over_cell_put(struct snap_over_cell *o)
 static void
 core_free(struct snap *s)
 {
-	size_t i, p;
+	size_t i;
 
 	for (i = 0; i < s->nreasons; i++)
 		free(s->reasons[i]);
@@ -127,13 +134,8 @@ core_free(struct snap *s)
 	free(s->core_pooled);
 	free(s->mres_first);
 	free(s->mres_accts);
-	for (i = 0; i < s->nmres; i++) {
-		if (s->mres[i].pv != NULL)
-			for (p = 0; p < s->cfg->nprivs; p++)
-				snap_pval_clear(&s->mres[i].pv[p]);
-		free(s->mres[i].pv);
-		free(s->mres[i].cell);
-	}
+	for (i = 0; i < s->nmres; i++)
+		mres_clear(&s->mres[i], s->cfg);
 	free(s->mres);
 	for (i = 0; i < s->ncore; i++) {
 		snap_account_clear(&s->core[i]);

@@ -589,7 +589,7 @@ follow(void)
 	struct follower *fol[3] = { &fp, &fa, &fu };
 	static const enum stream streams[3] = { ST_PRIVILEGES, ST_PEOPLE, ST_USAGE };
 	struct pollfd pfd[3];
-	int live = 0, more, polled = 0, left[3] = { 0, 0, 0 }, i;
+	int live = 0, polled = 0, left[3] = { 0, 0, 0 }, i;
 	char people_filter[128];
 
 	/* every person, not only those with memberships: a real person
@@ -613,7 +613,6 @@ follow(void)
 		if (live)
 			fault_point("sync-live");
 		seen = events;
-		more = 0;
 		/* after a poll, only the searches it woke (or left mid-drain):
 		 * a charge's echo wakes one, and each drain costs a poll of its own */
 		for (i = 0; i < 3; i++) {
@@ -621,7 +620,6 @@ follow(void)
 				continue;
 			if ((left[i] = drain(fol[i], streams[i])) < 0)
 				goto out;
-			more |= left[i];
 		}
 		polled = 0;
 		/* an open change: readers keep the model before it until it closes */
@@ -666,7 +664,7 @@ follow(void)
 			pfd[i].events = POLLIN;
 			pfd[i].revents = 0;
 		}
-		polled = poll(pfd, 3, more ? 0 : 200) >= 0;
+		polled = poll(pfd, 3, left[0] || left[1] || left[2] ? 0 : 200) >= 0;
 	}
 out:
 	end(&fp);
