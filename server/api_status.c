@@ -14,6 +14,7 @@
 #include "snapshot.h"
 #include "sync.h"
 #include "uentry.h"
+#include "wpool.h"
 
 enum MHD_Result
 api_healthz(struct req *r)
@@ -91,6 +92,7 @@ api_metrics(struct req *r)
 	char extra[8192];
 	unsigned long long ubytes, uentries;
 	long full, derived;
+	size_t wq, wb, n;
 	int t;
 
 	pending_status(&ps);
@@ -153,6 +155,15 @@ api_metrics(struct req *r)
 	provider_family(extra, sizeof(extra), "privd_ldap_provider_down",
 	    "1 while writes skip that provider.", "gauge", 1);
 	conns_metrics(extra, sizeof(extra));
+	wpool_load(&wq, &wb);
+	n = strlen(extra);
+	snprintf(extra + n, sizeof(extra) - n,
+	    "# HELP privd_http_writes_queued Writes waiting for a writer (http.writers).\n"
+	    "# TYPE privd_http_writes_queued gauge\n"
+	    "privd_http_writes_queued %zu\n"
+	    "# HELP privd_http_writers_busy Writers running a write now.\n"
+	    "# TYPE privd_http_writers_busy gauge\n"
+	    "privd_http_writers_busy %zu\n", wq, wb);
 	publish_metrics(extra, sizeof(extra));
 	return http_text(r, 200, "text/plain; version=0.0.4", metrics_render(extra));
 }

@@ -47,6 +47,7 @@ static const struct {
 	{ "http.listen (host)", AT(listen_host), STR },
 	{ "http.listen (port)", AT(listen_port), INT },
 	{ "http.threads", AT(threads), INT },
+	{ "http.writers", AT(writers), INT },
 	{ "http.shutdown_grace", AT(shutdown_grace_s), INT },
 	{ "http.tls_cert", AT(tls_cert), STR },
 	{ "http.tls_key", AT(tls_key), STR },

@@ -51,6 +51,7 @@ static const char *const format_names[] = { "text", "json" };
 
 static const struct cfgr_setting settings[] = {
 	{ "http.threads", CFGR_INT, AT(threads), 1, 64, NULL, 0 },
+	{ "http.writers", CFGR_INT, AT(writers), 1, 256, NULL, 0 },
 	{ "http.max_body", CFGR_SIZE, AT(max_body), 1024, 64L << 20, NULL, 0 },
 	{ "http.connection_timeout", CFGR_INT, AT(conn_timeout_s), 1, 3600, NULL, 0 },
 	{ "http.connection_limit", CFGR_INT, AT(conn_limit), 1, 100000, NULL, 0 },
@@ -767,6 +768,7 @@ set_defaults(struct cfg *c)
 	c->listen_host = strdup("127.0.0.1");
 	c->listen_port = 8080;
 	c->threads = 2;
+	c->writers = 8;
 	c->max_body = DEFAULT_MAX_BODY;
 	c->conn_timeout_s = 30;
 	c->conn_limit = 4096;

@@ -59,6 +59,7 @@ struct cfg {
 	char *listen_host;
 	int listen_port;
 	int threads;
+	int writers;		/* threads that run writes (they wait on slapd) */
 	size_t max_body;
 	int conn_timeout_s;	/* a connection waiting for a request (whole time) */
 	int conn_limit;

@@ -22,6 +22,7 @@
 #include "metrics.h"
 #include "snapshot.h"
 #include "token.h"
+#include "wpool.h"
 
 static const struct http_route *routes;
 static int nroutes;
@@ -348,15 +349,16 @@ static pthread_cond_t jobs_done = PTHREAD_COND_INITIALIZER;
 static int stopping, njobs;
 
 struct job {
+	struct wpool_task task;	/* first: the pool hands it back as this */
 	struct req r;
 	char path[2048];	/* the segments r.part points into */
 	enum MHD_Result (*fn)(struct req *);
 };
 
-static void *
-run_job(void *arg)
+static void
+job_run(struct wpool_task *t)
 {
-	struct job *j = arg;
+	struct job *j = (struct job *)t;
 	struct MHD_Connection *conn = j->r.conn;
 	struct conn_ctx *cx = j->r.defer;
 
@@ -371,16 +373,24 @@ run_job(void *arg)
 	if (!stopping)
 		MHD_resume_connection(conn);
 	pthread_mutex_unlock(&jobs_lock);
+}
+
+static void *
+job_thread(void *arg)
+{
+	job_run(arg);
 	return NULL;
 }
 
 /*
- * Runs a slow route (an import can take minutes) on a thread of its own
- * while libmicrohttpd keeps the connection suspended, so the HTTP threads
- * go on serving reads and charges. The job takes r's login.
+ * Runs a route beside the HTTP threads while libmicrohttpd keeps the
+ * connection suspended, so those threads go on serving reads: a write on
+ * the writer pool (it waits for slapd), a slow route (an import can take
+ * minutes) on a thread of its own. The job takes r's login.
  */
 static enum MHD_Result
-defer(struct req *r, const char *path, struct conn_ctx *cx, enum MHD_Result (*fn)(struct req *))
+defer(struct req *r, const char *path, struct conn_ctx *cx, enum MHD_Result (*fn)(struct req *),
+    int own_thread)
 {
 	struct job *j = calloc(1, sizeof(*j));
 	pthread_attr_t at;
@@ -389,6 +399,7 @@ defer(struct req *r, const char *path, struct conn_ctx *cx, enum MHD_Result (*fn
 
 	if (j == NULL)
 		return http_error(r, 500, "internal", NULL, "out of memory");
+	j->task.run = job_run;
 	j->r = *r;
 	j->fn = fn;
 	memcpy(j->path, path, sizeof(j->path));
@@ -401,13 +412,16 @@ defer(struct req *r, const char *path, struct conn_ctx *cx, enum MHD_Result (*fn
 	snprintf(cx->actor, sizeof(cx->actor), "%s", r->actor ? r->actor : "-");
 	snprintf(cx->addr, sizeof(cx->addr), "%s", http_addr(r));
 	MHD_suspend_connection(r->conn);
-	pthread_attr_init(&at);
-	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
 	pthread_mutex_lock(&jobs_lock);
 	njobs++;
 	pthread_mutex_unlock(&jobs_lock);
-	rc = pthread_create(&t, &at, run_job, j);
-	pthread_attr_destroy(&at);
+	if (own_thread) {
+		pthread_attr_init(&at);
+		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+		rc = pthread_create(&t, &at, job_thread, j);
+		pthread_attr_destroy(&at);
+	} else
+		rc = wpool_submit(&j->task);
 	if (rc != 0) {
 		pthread_mutex_lock(&jobs_lock);
 		njobs--;
@@ -419,6 +433,17 @@ defer(struct req *r, const char *path, struct conn_ctx *cx, enum MHD_Result (*fn
 	}
 	r->login = NULL;	/* the job's now */
 	return MHD_YES;
+}
+
+/* Reads run here; writes and slow routes beside (defer). */
+static enum MHD_Result
+run_route(struct req *r, const char *path, struct conn_ctx *cx, int i)
+{
+	if (routes[i].slow)
+		return defer(r, path, cx, routes[i].fn, 1);
+	if (strcmp(routes[i].method, "GET") != 0)
+		return defer(r, path, cx, routes[i].fn, 0);
+	return routes[i].fn(r);
 }
 
 /*
@@ -543,14 +568,14 @@ dispatch(struct req *r, const char *url, struct conn_ctx *cx)
 			}
 			/* freed, wiped, by on_request once the answer is queued */
 			r->login = l;
-			return routes[i].slow ? defer(r, path, cx, routes[i].fn) : routes[i].fn(r);
+			return run_route(r, path, cx, i);
 		}
 		if ((r->key = auth_bearer(r->cfg, h)) == NULL) {
 			enum MHD_Result ret;
 			int st = signed_in(r, h, need, &ret);
 
 			if (st == 0)
-				return routes[i].slow ? defer(r, path, cx, routes[i].fn) : routes[i].fn(r);
+				return run_route(r, path, cx, i);
 			if (st < 0)
 				return ret;
 			return http_error(r, 401, "unauthorized", NULL,
@@ -564,7 +589,7 @@ dispatch(struct req *r, const char *url, struct conn_ctx *cx)
 			    "charge" : need == SCOPE_TOPUP ? "topup" : "read");
 		}
 	}
-	return routes[i].slow ? defer(r, path, cx, routes[i].fn) : routes[i].fn(r);
+	return run_route(r, path, cx, i);
 }
 
 struct framing {
@@ -670,6 +695,9 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
 		    cx->dctype ? cx->dctype : "application/json");
 		MHD_add_response_header(resp, "Cache-Control", "no-store");
+		if (cx->dstatus == 401)
+			MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+			    "Bearer realm=\"privd\"");
 		ret = MHD_queue_response(conn, (unsigned)cx->dstatus, resp);
 		MHD_destroy_response(resp);
 		return ret;
@@ -899,7 +927,14 @@ http_start(const struct cfg *c, const struct http_route *table, int n, struct er
 		flags |= MHD_USE_TLS;
 	}
 	raise_fd_limit(c);
+	if (wpool_start(c->writers) != 0) {
+		free(cert);
+		free(key);
+		return err_set(e, ERR_INTERNAL, 0, "http.writers", "cannot start %d writer threads",
+		    c->writers);
+	}
 	if (conns_start(c) != 0) {
+		wpool_stop();
 		free(cert);
 		free(key);
 		return err_set(e, ERR_INTERNAL, 0, NULL, "cannot start the connection thread");
@@ -930,6 +965,7 @@ http_start(const struct cfg *c, const struct http_route *table, int n, struct er
 	free(key);
 	if (daemon_ == NULL) {
 		conns_stop();
+		wpool_stop();
 		return err_set(e, ERR_UNAVAILABLE, 0, "http.listen",
 		    "cannot listen on %s:%d (in use, or not allowed)", c->listen_host, c->listen_port);
 	}
@@ -970,6 +1006,7 @@ http_stop(void)
 	MHD_stop_daemon(daemon_);
 	daemon_ = NULL;
 	conns_stop();
+	wpool_stop();
 	return 0;
 }
 

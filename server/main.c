@@ -679,7 +679,7 @@ main(int argc, char **argv)
 	if (c->nkeys == 0)
 		log_warn("no API keys configured: every /v1 request will be refused");
 	cfglive_start(c);
-	if (ldpool_init(c, c->threads * 2) != 0) {
+	if (ldpool_init(c, c->threads * 2 + c->writers) != 0) {
 		fprintf(stderr, "privd: out of memory\n");
 		goto done;
 	}

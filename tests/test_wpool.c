@@ -1,0 +1,140 @@
+/* test_wpool.c - the writer pool: every task runs once, one writer runs them
+ * in the order given, tasks beyond the writers wait for one, a stop runs
+ * what is queued, and a stopped pool takes nothing. */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "wpool.h"
+
+#define N 2000
+
+struct item {
+	struct wpool_task task;
+	int id;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+static int order[N], ran, gate_open, inside;
+static struct item items[N];
+
+static void
+record(struct wpool_task *t)
+{
+	struct item *it = (struct item *)t;
+
+	pthread_mutex_lock(&lock);
+	order[ran++] = it->id;
+	pthread_mutex_unlock(&lock);
+}
+
+/* waits at a gate, so the test can hold every writer busy */
+static void
+gated(struct wpool_task *t)
+{
+	pthread_mutex_lock(&lock);
+	inside++;
+	pthread_cond_broadcast(&cond);
+	while (!gate_open)
+		pthread_cond_wait(&cond, &lock);
+	pthread_mutex_unlock(&lock);
+	record(t);
+}
+
+static void
+reset(void)
+{
+	memset(order, 0, sizeof(order));
+	ran = gate_open = inside = 0;
+}
+
+static void
+one_writer_runs_in_order(void **state)
+{
+	int i;
+
+	(void)state;
+	reset();
+	assert_int_equal(wpool_start(1), 0);
+	for (i = 0; i < N; i++) {
+		items[i].task.run = record;
+		items[i].id = i;
+		assert_int_equal(wpool_submit(&items[i].task), 0);
+	}
+	wpool_stop();	/* runs what is still queued */
+	assert_int_equal(ran, N);
+	for (i = 0; i < N; i++)
+		assert_int_equal(order[i], i);
+}
+
+static void
+busy_writers_queue_the_rest(void **state)
+{
+	size_t queued, busy;
+	int i, seen[6] = { 0 };
+
+	(void)state;
+	reset();
+	assert_int_equal(wpool_start(2), 0);
+	for (i = 0; i < 6; i++) {
+		items[i].task.run = gated;
+		items[i].id = i;
+		assert_int_equal(wpool_submit(&items[i].task), 0);
+	}
+	pthread_mutex_lock(&lock);
+	while (inside < 2)
+		pthread_cond_wait(&cond, &lock);
+	pthread_mutex_unlock(&lock);
+	usleep(50 * 1000);	/* a third writer, were there one, would be inside by now */
+	wpool_load(&queued, &busy);
+	pthread_mutex_lock(&lock);
+	assert_int_equal(inside, 2);
+	assert_int_equal(ran, 0);
+	gate_open = 1;
+	pthread_cond_broadcast(&cond);
+	pthread_mutex_unlock(&lock);
+	assert_int_equal(busy, 2);
+	assert_int_equal(queued, 4);
+	wpool_stop();
+	assert_int_equal(ran, 6);
+	for (i = 0; i < 6; i++)
+		seen[order[i]]++;
+	for (i = 0; i < 6; i++)
+		assert_int_equal(seen[i], 1);
+	wpool_load(&queued, &busy);
+	assert_int_equal(queued, 0);
+	assert_int_equal(busy, 0);
+}
+
+static void
+stopped_pool_takes_nothing(void **state)
+{
+	(void)state;
+	reset();
+	items[0].task.run = record;
+	assert_int_equal(wpool_submit(&items[0].task), -1);
+	assert_int_equal(wpool_start(3), 0);
+	wpool_stop();
+	assert_int_equal(wpool_submit(&items[0].task), -1);
+	assert_int_equal(ran, 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(one_writer_runs_in_order),
+		cmocka_unit_test(busy_writers_queue_the_rest),
+		cmocka_unit_test(stopped_pool_takes_nothing),
+	};
+
+	return cmocka_run_group_tests_name("wpool", tests, NULL, NULL);
+}
