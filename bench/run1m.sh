@@ -4,7 +4,8 @@
 # beside the demo-sized directory in the same run: the snapshot's load,
 # memory (also its peak through the edits), reads against the small
 # directory's, how long a grant and a membership change take to reach the
-# API, a usage report. The targets are issue 32's; one table, as make bench.
+# API, a usage report; then privd --import of 1,000,000 accounts into an
+# empty directory. The targets are issue 32's; one table, as make bench.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -18,7 +19,7 @@ trap cleanup EXIT INT TERM
 privd=server/privd
 [ -x "$privd" ] || { echo "bench-1m: build privd first (make)" >&2; exit 1; }
 sed 's/, publish: \[groups, attribute\]//' config/dev.yaml > "$dir/nopub.yaml"
-for f in gen propagate; do
+for f in gen propagate population; do
 	cc -std=c11 -Wall -Wextra -Werror -O2 -g -D_GNU_SOURCE -o "$dir/$f" "bench/$f.c" \
 		-lldap -llber -lcurl
 done
@@ -124,6 +125,24 @@ peak=$(rss_of "$bpid" VmHWM)
 now=$(rss_of "$bpid" VmRSS)
 peracct=$(echo "$rss" | awk '{ printf "%.0f", $1 * 1048576 / 1000000 }')
 
+# privd --import of 1,000,000 accounts (bench/population.c) into an empty
+# directory, alone on the machine; BENCH_IMPORT=0 leaves it out (it takes
+# up to 20 minutes)
+imp=- impn=-
+if [ "${BENCH_IMPORT:-1}" != 0 ]; then
+	kill "$bpid" 2>/dev/null; wait "$bpid" 2>/dev/null || true
+	deploy/slapd-dev.sh stop "$dir/big"
+	"$dir/population" 1000000 > "$dir/pop1m.yaml"
+	ip=$(MAXSIZE=8589934592 deploy/slapd-dev.sh start "$dir/imp")
+	t0=$(date +%s.%N)
+	"$top/$privd" -c "$dir/nopub.yaml" -L "ldap://127.0.0.1:$ip/" --import "$dir/pop1m.yaml" \
+		> "$dir/import1m.log" 2>&1 || { echo "bench-1m: the import failed:" >&2; tail -5 "$dir/import1m.log" >&2; exit 1; }
+	imp=$(echo "$(date +%s.%N) $t0" | awk '{ printf "%.0f", $1 - $2 }')
+	impn=$(ldapsearch -x -LLL -H "ldap://127.0.0.1:$ip/" -D cn=privd,dc=example,dc=edu -w privd-dev-secret \
+		-b ou=people,dc=example,dc=edu -z 0 '(uid=*)' 1.1 | grep -c '^dn:')
+	deploy/slapd-dev.sh stop "$dir/imp"
+fi
+
 printf '\nprivd with a million accounts (%s s per measurement; %s cores; %s; %s changes a row, %s on "@")\n\n' \
 	"$D" "$(nproc)" "$(date -u +%Y-%m-%d)" "$N" "$NA"
 row() { printf '%-46s %-30s %-12s %s\n' "$@"; }
@@ -137,6 +156,8 @@ row "1M accounts: usage report by organisation" "$rep ms (usage: every 10th)" "<
 row "1M: grant change to API, few members, p50/p99" "$bg50 / $bg99 ms" "p99 <= 10" "$(verdict "$bg99" 10 max)"
 row "1M: grant change to API, on @, p50/p99" "$ba50 / $ba99 ms" "p99 <= 100" "$(verdict "$ba99" 100 max)"
 row "1M: membership change to API, p50/p99" "$bm50 / $bm99 ms" "p99 <= 10" "$(verdict "$bm99" 10 max)"
+row "1M accounts: privd --import, empty directory" "$imp s ($impn accounts)" "<= 1200 s" \
+	"$([ "$imp" = - ] && echo - || verdict "$imp" 1200 max)"
 row "100k accounts: snapshot load" "$mload s" "(context)" "-"
 row "100k accounts: resident memory, peak" "$mrss MB, peak $mpeak MB" "(context)" "-"
 row "100k accounts: usage report by organisation" "$mrep ms" "(context)" "-"
