@@ -20,7 +20,7 @@
 
 #include "harness.h"
 
-/* 20,000 accounts; PRIVD_BULK_ACCOUNTS lowers it for the slower sanitizer build */
+/* 20,000 accounts (make torture); PRIVD_BULK_ACCOUNTS lowers it for make check and asan */
 static int POP = 20000;
 #define PEOPLE "ou=people,dc=example,dc=edu"
 
