@@ -124,16 +124,24 @@ charger() {	# URL NAME N UID: N charges, one line per answer's status
 			-d "{\"request_id\":\"$2-$i\",\"amount\":1}" "$1/v1/accounts/$4/quotas/print.pages/charges"
 	done > "$dir/st.$2"
 }
+count() {	# STATUS FILE...: the chargers' answers with that status
+	local code=$1
+	shift
+	cat "$@" | grep -c "^$code " || true
+}
+others() {	# FILE...: the answers neither accepted nor refused, with their ids
+	cat "$@" | grep -v '^201 \|^409 ' | tr '\n' ' '
+}
 for i in $(seq 1 10); do
 	charger "$UA" "a$i" 20 racer &
 	charger "$UB" "b$i" 20 racer &
 done
 wait
-ok=$(cat "$dir"/st.a* "$dir"/st.b* | grep -c '^201 ' || true)
-refused=$(cat "$dir"/st.a* "$dir"/st.b* | grep -c '^409 ' || true)
+ok=$(count 201 "$dir"/st.a* "$dir"/st.b*)
+refused=$(count 409 "$dir"/st.a* "$dir"/st.b*)
 [ "$ok" = 300 ] && [ "$refused" = 100 ] ||
 	fail "400 charges against a limit of 300 through two privd: $ok accepted, $refused refused;" \
-		"other answers: $(cat "$dir"/st.a* "$dir"/st.b* | grep -v '^201 \|^409 ' | tr '\n' ' ')"
+		"other answers: $(others "$dir"/st.a* "$dir"/st.b*)"
 wait_for "both providers to hold 300" 100 converged racer 300
 for u in $UA $UB; do
 	n=$(curl -sf -H "$R" "$u/v1/accounts/racer/quotas/print.pages/ledger?limit=1" | jq .total)
@@ -162,9 +170,9 @@ for r in racer2 racer3; do
 		charger "$UD" "od$r$i" 20 "$r" &
 	done
 	wait
-	ok=$(cat "$dir"/st.oa* "$dir"/st.od* | grep -c '^201 ' || true)
+	ok=$(count 201 "$dir"/st.oa* "$dir"/st.od*)
 	[ "$ok" = 300 ] || fail "400 charges of $r through privd with lists in opposite orders: $ok accepted, not 300;" \
-		"other answers: $(cat "$dir"/st.oa* "$dir"/st.od* | grep -v '^201 \|^409 ' | tr '\n' ' ')"
+		"other answers: $(others "$dir"/st.oa* "$dir"/st.od*)"
 	wait_for "both providers to hold 300 for $r" 100 converged "$r" 300
 	rm -f "$dir"/st.*
 done

@@ -1,6 +1,6 @@
 /*
  * test_ledger.c - one busy account against a real slapd and privd: 50,000
- * charges in make torture (PRIVD_BUSY_CHARGES lowers it for make check) with
+ * charges in make torture (PRIVD_BUSY_CHARGES lowers it for check, asan) with
  * refunds and a hold among them. Settled ledger entries move into segments
  * below the usage entry as they go; the test checks that the usage entry
  * stays small, that replays of moved request ids charge nothing (also while
