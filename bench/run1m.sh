@@ -115,7 +115,7 @@ r1=$(ratio "$big" "$small")
 
 rep=$(report_ms "$hb")
 
-# changes to the API: N each, the grant on "@" (a full build) last
+# changes to the API: N each, the grant on "@" (every account) last
 read -r sg50 sg99 < <(prop grant "$lp" "$hp")
 read -r sm50 sm99 < <(prop membership "$lp" "$hp")
 read -r bg50 bg99 < <(prop grant "$bp" "$hb")

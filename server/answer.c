@@ -57,7 +57,7 @@ answer_value(const struct snap *s, const struct snap_account *a, int p,
 	json_t *o = NULL, *set;
 	size_t i;
 
-	if (resolve_combine(s->cfg, p, a->m, a->nm, v) != 0)
+	if (resolve_account(s, p, a, v) != 0)
 		return NULL;
 	switch (s->cfg->privs[p].type) {
 	case PRIV_FLAG:
@@ -154,8 +154,7 @@ done:
 static const struct answer *
 cached(const struct snap *s, const struct snap_account *a)
 {
-	/* a changed account keeps its answer beside it (snapderive.c) */
-	_Atomic(void *) *slot = a->over ? &a->over->answer : &s->answers[a - s->core];
+	_Atomic(void *) *slot = snap_answer_slot(s, a);
 	void *have = atomic_load(slot);
 	struct answer *an;
 

@@ -183,7 +183,7 @@ api_who(struct req *r)
 		struct resolve_val v;
 		int has = 0;
 
-		if (resolve_combine(s->cfg, p, a->m, a->nm, &v) != 0)
+		if (resolve_account(s, p, a, &v) != 0)
 			break;
 		switch (def->type) {
 		case PRIV_FLAG:

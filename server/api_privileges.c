@@ -22,11 +22,17 @@ sources(const struct snap *s, const struct snap_account *a, int p,
 	size_t k, i;
 
 	for (k = 0; arr && k < a->nm; k++) {
-		const struct snap_pval *pv = &a->m[k]->pv[p];
+		const struct snap_mres *m = snap_mres_of(s, a->m[k]);
+		const struct snap_pval *pv;
 
+		if (m == NULL) {
+			json_decref(arr);
+			return NULL;
+		}
+		pv = &m->pv[p];
 		for (i = 0; i < pv->nsrc; i++) {
 			const struct snap_src *src = &pv->src[i];
-			enum resolve_why why = resolve_why(s->cfg, p, a->m[k], src, v);
+			enum resolve_why why = resolve_why(s->cfg, p, m, src, v);
 			json_t *o = json_pack("{s:s, s:s, s:s, s:s}",
 			    "membership", a->m[k]->cell, "cell", src->cell->name,
 			    "grant", src->grant->text, "result", resolve_why_name(why));
@@ -251,7 +257,7 @@ api_check(struct req *r)
 	case PRIV_FLAG:
 		break;
 	}
-	if (resolve_combine(s->cfg, p, a->m, a->nm, &v) != 0) {
+	if (resolve_account(s, p, a, &v) != 0) {
 		snap_leave(t);
 		return http_error(r, 500, "internal", NULL, "out of memory");
 	}

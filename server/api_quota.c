@@ -79,7 +79,7 @@ quota_named(struct req *r, const char *name, struct quota_req *q, enum MHD_Resul
 	if (a == NULL) {
 		if (pool_of(r, s, p, q, ret) != 0)
 			goto done;
-	} else if (resolve_combine(s->cfg, p, a->m, a->nm, &v) != 0) {
+	} else if (resolve_account(s, p, a, &v) != 0) {
 		*ret = http_error(r, 500, "internal", NULL, "out of memory");
 		goto done;
 	} else {

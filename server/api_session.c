@@ -46,7 +46,7 @@ session_of(struct req *r, const char *priv, struct session_req *q, enum MHD_Resu
 		    p >= 0 ? " (sessions count against a number)" : "");
 		return -1;
 	}
-	if (resolve_combine(s->cfg, p, a->m, a->nm, &v) != 0) {
+	if (resolve_account(s, p, a, &v) != 0) {
 		snap_leave(t);
 		*ret = http_error(r, 500, "internal", NULL, "out of memory");
 		return -1;

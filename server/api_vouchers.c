@@ -198,7 +198,7 @@ api_voucher_redeem(struct req *r)
 	/* both wallets now, as this privd saw its own write */
 	if ((s = snap_enter(&t)) != NULL && (a = snap_account(s, uid)) != NULL &&
 	    (p = cfg_priv_find(s->cfg, v.quota)) >= 0 &&
-	    resolve_combine(s->cfg, p, a->m, a->nm, &rv) == 0) {
+	    resolve_account(s, p, a, &rv) == 0) {
 		limit = rv.num;
 		resolve_val_clear(&rv);
 		api_usage(ans, r->cfg, uid, v.quota, s->cfg->privs[p].period, limit, period_now());

@@ -181,16 +181,17 @@ ent_group_cn(const char *priv, const char *elem, char *out, size_t n)
 
 /* the tokens account a has of privilege p, published as pub says */
 static int
-add_account_priv(const struct cfg *c, const struct snap_account *a, const char *dn, int p,
+add_account_priv(const struct snap *s, const struct snap_account *a, const char *dn, int p,
     struct ent_state *out)
 {
+	const struct cfg *c = s->cfg;
 	const struct cfg_priv *pv = &c->privs[p];
 	struct resolve_val v;
 	char cn[512], uri[768];
 	size_t i, n;
 	int rc = -1;
 
-	if (resolve_combine(c, p, a->m, a->nm, &v) != 0)
+	if (resolve_account(s, p, a, &v) != 0)
 		return -1;
 	n = pv->type == PRIV_FLAG ? (v.num != 0) : v.nelems;
 	for (i = 0; i < n; i++) {
@@ -229,7 +230,7 @@ ent_from_snap(const struct cfg *c, const struct snap *s, struct ent_state *out)
 			goto fail;
 		for (p = 0; p < c->nprivs && rc == 0; p++)
 			if (c->privs[p].publish)
-				rc = add_account_priv(c, a, a->dn ? a->dn : dn, (int)p, out);
+				rc = add_account_priv(s, a, a->dn ? a->dn : dn, (int)p, out);
 		free(dn);
 		if (rc != 0)
 			goto fail;

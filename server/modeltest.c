@@ -262,7 +262,7 @@ expect_value(struct mt *t, const struct snap_account *a, int p, const yaml_node_
 	long long n;
 	int rc = 0;
 
-	if (resolve_combine(t->c, p, a->m, a->nm, &r) != 0)
+	if (resolve_account(t->s, p, a, &r) != 0)
 		return bad(t, v, "out of memory");
 	switch (pv->type) {
 	case PRIV_FLAG: {
@@ -370,7 +370,7 @@ check_one(struct mt *t, const yaml_node_t *n, const char *s, void *arg)
 			    t->c->privs[p].type == PRIV_FLAG ? "without a value" :
 			    "a whole number (NAME=N)");
 	}
-	if (resolve_combine(t->c, p, x->a->m, x->a->nm, &r) != 0)
+	if (resolve_account(t->s, p, x->a, &r) != 0)
 		return bad(t, n, "out of memory");
 	switch (t->c->privs[p].type) {
 	case PRIV_FLAG:
@@ -411,7 +411,7 @@ expect_winners(struct mt *t, const struct snap_account *a, const yaml_node_t *m)
 		if (cell == NULL)
 			return bad(t, v, "winner: %s: expected a cell (reason@organisation)",
 			    ydoc_str(k));
-		if (resolve_combine(t->c, p, a->m, a->nm, &r) != 0)
+		if (resolve_account(t->s, p, a, &r) != 0)
 			return bad(t, v, "out of memory");
 		for (i = 0; i < a->nm && !found; i++)
 			for (j = 0; j < a->m[i]->pv[p].nsrc && !found; j++) {

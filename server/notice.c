@@ -498,7 +498,7 @@ low_message(LDAP *ld, const char *key, const char **why, char mail[256], struct 
 		return NULL;
 	}
 	if ((s = snap_enter(&t)) != NULL && (a = snap_account(s, uid)) != NULL &&
-	    resolve_combine(s->cfg, p, a->m, a->nm, &rv) == 0) {
+	    resolve_account(s, p, a, &rv) == 0) {
 		limit = rv.num;
 		resolve_val_clear(&rv);
 	}

@@ -463,8 +463,11 @@ report_usage(const struct snap *s, const struct report_opts *o, struct report *o
 			/* the full build's memberships by index; the overlay's by name */
 			if (km >= k0 && km < k0 + s->nmres * sizeof(*m)) {
 				struct mrec *rec = &recs[(km - k0) / sizeof(*m)];
+				const struct snap_mres *now;
 
-				if (!rec->done && core_rec(rec, m, o, out, &idx, &cap, &pl) != 0)
+				/* as a wide change left it (snapderive.c) */
+				if (!rec->done && ((now = snap_mres_of(s, m)) == NULL ||
+				    core_rec(rec, now, o, out, &idx, &cap, &pl) != 0))
 					goto oom;
 				rows = pl.rows + rec->off;
 				n = rec->n;
@@ -516,7 +519,7 @@ report_usage(const struct snap *s, const struct report_opts *o, struct report *o
 		if (!numeric) {
 			struct resolve_val v;
 
-			if (resolve_combine(s->cfg, o->priv, a->m, a->nm, &v) != 0)
+			if (resolve_account(s, o->priv, a, &v) != 0)
 				goto oom;
 			limit = v.num;
 			resolve_val_clear(&v);

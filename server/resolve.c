@@ -278,6 +278,29 @@ resolve_combine(const struct cfg *c, int priv, const struct snap_mres *const *m,
 	return 0;
 }
 
+int
+resolve_account(const struct snap *s, int priv, const struct snap_account *a,
+    struct resolve_val *out)
+{
+	const struct snap_mres *buf[16], **m = buf;
+	size_t k;
+	int rc = -1;
+
+	if (s->wide == NULL)
+		return resolve_combine(s->cfg, priv, a->m, a->nm, out);
+	memset(out, 0, sizeof(*out));
+	if (a->nm > 16 && (m = malloc(a->nm * sizeof(*m))) == NULL)
+		return -1;
+	for (k = 0; k < a->nm; k++)
+		if ((m[k] = snap_mres_of(s, a->m[k])) == NULL)
+			goto done;
+	rc = resolve_combine(s->cfg, priv, m, a->nm, out);
+done:
+	if (m != buf)
+		free(m);
+	return rc;
+}
+
 void
 resolve_val_clear(struct resolve_val *v)
 {

@@ -10,7 +10,17 @@
  * The overlay is carried forward, its entries counted, until the next full
  * build (SNAP_OVER_MAX accounts, a change to the trees or printers, or a
  * dated membership's moment).
+ *
+ * A cell whose memberships hold more people than the overlay takes (a
+ * grant on "@" reaches every account) is not copied person by person: a
+ * wide table of the snapshot's own (struct snap_wide) marks the full
+ * build's memberships it covers to be resolved again where a reader first
+ * asks for them, and gives the full build's accounts fresh answers. A grant
+ * on "@" among a million accounts costs a table of 100,000 pointers and
+ * one of a million, not a full build's seconds and second model.
  */
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,14 +29,13 @@
 #include "resolve.h"
 #include "snapshot.h"
 
-/* Resolves the membership cell anew into the overlay, in place of the
- * values it had there. */
+/* The membership cell resolved in s, one hold on it: 0, -1 out of
+ * memory, -2 a name privd cannot use. */
 static int
-resolve_into(struct snap *s, const char *cell, struct snap_over_mres **out)
+resolve_new(const struct snap *s, const char *cell, struct snap_over_mres **out)
 {
 	char reason[PATH_MAX_LEN + 1], org[PATH_MAX_LEN + 1];
-	struct snap_over_mres *o, *prev;
-	int failed;
+	struct snap_over_mres *o;
 
 	if (cell_split(cell, reason, org, NULL) != 0)
 		return -2;
@@ -36,17 +45,161 @@ resolve_into(struct snap *s, const char *cell, struct snap_over_mres **out)
 	o->m.reason = o->m.org = SNAP_NOIDX;	/* the full build's only */
 	if ((o->m.cell = strdup(cell)) == NULL ||
 	    (o->m.pv = calloc(s->cfg->nprivs, sizeof(*o->m.pv))) == NULL ||
-	    resolve_membership(s, reason, org, o->m.pv) != 0)
-		goto fail;
+	    resolve_membership(s, reason, org, o->m.pv) != 0) {
+		snap_over_mres_put(o, s->cfg);
+		return -1;
+	}
+	*out = o;
+	return 0;
+}
+
+/* Resolves the membership cell anew into the overlay, in place of the
+ * values it had there. */
+static int
+resolve_into(struct snap *s, const char *cell, struct snap_over_mres **out)
+{
+	struct snap_over_mres *o, *prev;
+	int failed, rc;
+
+	if ((rc = resolve_new(s, cell, &o)) != 0)
+		return rc;
 	prev = strmap_replace(&s->over_mres, o->m.cell, o, &failed);
-	if (failed)
-		goto fail;
+	if (failed) {
+		snap_over_mres_put(o, s->cfg);
+		return -1;
+	}
 	snap_over_mres_put(prev, s->cfg);
 	*out = o;
 	return 0;
-fail:
-	snap_over_mres_put(o, s->cfg);
-	return -1;
+}
+
+/* m's index in the full build's s->mres, or -1 when m is the overlay's. */
+static long
+core_idx(const struct snap *s, const struct snap_mres *m)
+{
+	uintptr_t k0 = (uintptr_t)s->mres, km = (uintptr_t)m;
+
+	if (km < k0 || km >= k0 + s->nmres * sizeof(*m))
+		return -1;
+	return (long)((km - k0) / sizeof(*m));
+}
+
+/* The overlay's record holding the values m (not the full build's). */
+static struct snap_over_mres *
+owner(const struct snap_mres *m)
+{
+	return (struct snap_over_mres *)(void *)((char *)(uintptr_t)m -
+	    offsetof(struct snap_over_mres, m));
+}
+
+const struct snap_mres *
+snap_mres_of(const struct snap *s, const struct snap_mres *m)
+{
+	const struct snap_mres *v;
+	struct snap_over_mres *o;
+	long k;
+
+	if (s->wide == NULL || (k = core_idx(s, m)) < 0)
+		return m;
+	if ((v = atomic_load(&s->wide->m[k])) != NULL)
+		return v;
+	/*
+	 * The snapshots sharing this table differ only in changes that do
+	 * not cover this membership (one that does moves its people into
+	 * the overlay), so any of them resolves it alike: the first to ask
+	 * keeps it, as answer.c keeps the first answer.
+	 */
+	if (resolve_new(s, m->cell, &o) != 0)
+		return NULL;
+	if (!atomic_compare_exchange_strong(&s->wide->m[k], &v, &o->m)) {
+		snap_over_mres_put(o, s->cfg);
+		return v;
+	}
+	return &o->m;
+}
+
+_Atomic(void *) *
+snap_answer_slot(const struct snap *s, const struct snap_account *a)
+{
+	/* a changed account keeps its answer beside it */
+	if (a->over != NULL)
+		return &a->over->answer;
+	return s->wide ? &s->wide->answers[a - s->core] : &s->answers[a - s->core];
+}
+
+void
+snap_wide_put(struct snap_wide *w, const struct snap *s)
+{
+	size_t i;
+
+	if (w == NULL || atomic_fetch_sub(&w->refs, 1) != 1)
+		return;
+	for (i = 0; w->m && i < w->nm; i++) {
+		const struct snap_mres *v = atomic_load(&w->m[i]);
+
+		if (v != NULL && core_idx(s, v) < 0)
+			snap_over_mres_put(owner(v), s->cfg);
+	}
+	for (i = 0; w->answers && i < w->na; i++)
+		free(atomic_load(&w->answers[i]));
+	free(w->m);
+	free(w->answers);
+	free(w);
+}
+
+/* Hold on the values v when they are the overlay's. */
+static const struct snap_mres *
+hold_mres(const struct snap *s, const struct snap_mres *v)
+{
+	if (v != NULL && core_idx(s, v) < 0)
+		atomic_fetch_add(&owner(v)->refs, 1);
+	return v;
+}
+
+/*
+ * s's own wide table in place of the one it shares (if any): the
+ * memberships hit resolved again on first use, unless the overlay holds
+ * them (then its values, which are current: each change covering one
+ * re-resolves it there); the others as they were. Every core account
+ * answers anew.
+ */
+static int
+widen(struct snap *s, const unsigned char *hit)
+{
+	struct snap_wide *old = s->wide, *w;
+	size_t k, i;
+
+	if ((w = calloc(1, sizeof(*w))) == NULL)
+		return -1;
+	atomic_init(&w->refs, 1);
+	w->nm = s->nmres;
+	w->na = s->ncore;
+	if ((w->m = calloc(w->nm ? w->nm : 1, sizeof(*w->m))) == NULL ||
+	    (w->answers = calloc(w->na ? w->na : 1, sizeof(*w->answers))) == NULL) {
+		free(w->m);
+		free(w);
+		return -1;
+	}
+	for (k = 0; k < s->nmres; k++)
+		atomic_init(&w->m[k], hit[k] ? NULL :
+		    hold_mres(s, old ? atomic_load(&old->m[k]) : &s->mres[k]));
+	for (i = 0; i < s->over_mres.cap; i++) {
+		const struct snap_over_mres *o = s->over_mres.slots[i].val;
+		const struct snap_mres *was;
+		void *v;
+
+		if (s->over_mres.slots[i].key == NULL ||
+		    (v = strmap_get(&s->mres_by_cell, s->over_mres.slots[i].key)) == NULL)
+			continue;
+		k = snap_val_idx(v);
+		was = atomic_load(&w->m[k]);
+		if (was != NULL && core_idx(s, was) < 0)
+			snap_over_mres_put(owner(was), s->cfg);
+		atomic_init(&w->m[k], hold_mres(s, &o->m));
+	}
+	s->wide = w;
+	snap_wide_put(old, s);
+	return 0;
 }
 
 /* A membership cell's values: the overlay's, else the core's, else
@@ -207,7 +360,8 @@ fail:
 /*
  * The cells of ch into the overlay; the memberships they cover resolved
  * anew; the people in those memberships copied into the overlay with the
- * new values. 1 when that would pass SNAP_OVER_MAX accounts.
+ * new values, or when that would pass SNAP_OVER_MAX accounts, the
+ * memberships marked in a wide table of s's own (widen).
  */
 static int
 apply_cells(struct snap *s, const struct snap_change *ch)
@@ -219,7 +373,7 @@ apply_cells(struct snap *s, const struct snap_change *ch)
 	unsigned char *hit = NULL;
 	uint64_t *rmask = NULL, *omask = NULL;
 	size_t moved = 0;
-	int rc = -1;
+	int rc = -1, wide;
 
 	if (n == 0)
 		return 0;
@@ -270,14 +424,13 @@ apply_cells(struct snap *s, const struct snap_change *ch)
 			moved += s->mres_first[k + 1] - s->mres_first[k];
 		}
 	}
-	if (s->over.len + moved > SNAP_OVER_MAX) {
-		rc = 1;
-		goto done;
-	}
+	/* too many people to copy: the memberships resolved again in place */
+	wide = s->over.len + moved > SNAP_OVER_MAX;
 	for (k = 0; k < s->nmres; k++) {
 		struct snap_over_mres *m;
 
-		if (hit[k] && resolve_into(s, s->mres[k].cell, &m) == -1)
+		if (hit[k] && (!wide || strmap_get(&s->over_mres, s->mres[k].cell) != NULL) &&
+		    resolve_into(s, s->mres[k].cell, &m) == -1)
 			goto done;
 	}
 	{
@@ -305,8 +458,10 @@ apply_cells(struct snap *s, const struct snap_change *ch)
 		}
 		free(cells);
 	}
+	if (wide && widen(s, hit) != 0)
+		goto done;
 	/* the core's people in a re-resolved membership, not yet in the overlay */
-	for (k = 0; k < s->nmres; k++) {
+	for (k = 0; !wide && k < s->nmres; k++) {
 		if (!hit[k])
 			continue;
 		for (j = s->mres_first[k]; j < s->mres_first[k + 1]; j++) {
@@ -322,7 +477,8 @@ apply_cells(struct snap *s, const struct snap_change *ch)
 			}
 		}
 	}
-	/* and the overlay's people holding a value it replaced */
+	/* and the overlay's people holding a value it replaced, or (wide) a
+	 * core value re-resolved: their answers are cached beside them */
 	{
 		struct snap_over **redo = calloc(s->over.len + 1, sizeof(*redo));
 		size_t nr = 0;
@@ -336,8 +492,9 @@ apply_cells(struct snap *s, const struct snap_change *ch)
 				continue;
 			for (k = 0; k < x->a.nm; k++) {
 				const struct snap_over_mres *m = strmap_get(&s->over_mres, x->a.m[k]->cell);
+				long c = core_idx(s, x->a.m[k]);
 
-				if (m != NULL && &m->m != x->a.m[k])
+				if ((m != NULL && &m->m != x->a.m[k]) || (wide && c >= 0 && hit[c]))
 					break;
 			}
 			if (k < x->a.nm)
@@ -398,12 +555,13 @@ snap_derive(const struct snap *old, const struct snap_change *ch, struct err *e)
 	size_t words = (old->ncore + 63) / 64, i;
 	struct snap_over *o = NULL;
 	struct snap *s;
-	int rc;
 
 	if ((s = malloc(sizeof(*s))) == NULL)
 		goto oom;
 	*s = *old;
 	atomic_fetch_add(s->core_refs, 1);
+	if (s->wide != NULL)
+		atomic_fetch_add(&s->wide->refs, 1);
 	s->gen = snap_new_gen();
 	s->built = time(NULL);
 	strmap_init(&s->over);
@@ -435,15 +593,8 @@ snap_derive(const struct snap *old, const struct snap_change *ch, struct err *e)
 		memcpy(s->pooled, old->pooled, old->npooled * sizeof(*s->pooled));
 	}
 
-	if ((rc = apply_cells(s, ch)) != 0) {
-		if (rc > 0) {
-			snap_free(s);
-			err_set(e, ERR_CONFLICT, 0, NULL, "the change reaches more than %d accounts",
-			    SNAP_OVER_MAX);
-			return NULL;
-		}
+	if (apply_cells(s, ch) != 0)
 		goto fail;
-	}
 	if (s->pooled == NULL && repool(s, old) != 0)
 		goto fail;
 	for (i = 0; i < ch->ngone; i++) {

@@ -176,6 +176,7 @@ snap_free(struct snap *s)
 	if (s->own_pooled)
 		free(s->pooled);
 	free(s->shadow);
+	snap_wide_put(s->wide, s);
 	if (s->core_refs == NULL || atomic_fetch_sub(s->core_refs, 1) == 1)
 		core_free(s);
 	free(s);

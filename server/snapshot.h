@@ -79,6 +79,21 @@ struct snap_over {
 	_Atomic(void *) answer;	/* as snap.answers */
 };
 
+/*
+ * A change that reached more accounts than an overlay holds (a grant on
+ * "@"): the full build's memberships it covers are resolved again where
+ * they are first asked for, and the full build's accounts answer anew.
+ * Shared by the snapshots derived after it, until the next full build.
+ */
+struct snap_wide {
+	atomic_int refs;
+	/* per s->mres: its values now, the full build's own or a
+	 * struct snap_over_mres's; NULL: resolved on first use */
+	_Atomic(const struct snap_mres *) *m;
+	_Atomic(void *) *answers;	/* per core account, as snap.answers */
+	size_t nm, na;
+};
+
 /* A cell changed since the full build (c.name NULL: removed; its name in
  * c.reason). */
 struct snap_over_cell {
@@ -151,6 +166,7 @@ struct snap {
 	struct strmap over_cells;	/* cell -> struct snap_over_cell */
 	uint64_t *shadow;	/* bit per core account the overlay replaces */
 	int own_pooled;		/* pooled is this snapshot's, not the core's */
+	struct snap_wide *wide;	/* NULL: no change since the full build was wide */
 };
 
 /* What the directory holds, as plain strings; borrowed by snap_build. */
@@ -219,12 +235,23 @@ struct snap_change {
 
 /*
  * The snapshot after old with ch applied, sharing old's core; old stays
- * valid. The people a changed cell covers are re-resolved with it. NULL
- * when the overlay would grow past SNAP_OVER_MAX accounts (e->code
- * ERR_CONFLICT: build in full instead) or out of memory.
+ * valid. The people a changed cell covers are re-resolved with it: in the
+ * overlay, or when that would pass SNAP_OVER_MAX accounts, in a new
+ * struct snap_wide. NULL when the people changed would pass SNAP_OVER_MAX
+ * (e->code ERR_CONFLICT: build in full instead) or out of memory.
  */
 #define SNAP_OVER_MAX 4096
 struct snap *snap_derive(const struct snap *old, const struct snap_change *ch, struct err *e);
+/*
+ * The values in s of a membership an account holds (a->m[k]): m itself,
+ * or what a wide change resolved it to since. NULL only when out of
+ * memory resolving it now.
+ */
+const struct snap_mres *snap_mres_of(const struct snap *s, const struct snap_mres *m);
+/* Where the account's privileges answer is cached (answer.c). */
+_Atomic(void *) *snap_answer_slot(const struct snap *s, const struct snap_account *a);
+/* Let go of one hold on w; the last frees it. */
+void snap_wide_put(struct snap_wide *w, const struct snap *s);
 /* Builds one cell from in into c: 0, 1 when privd cannot use it (logged),
  * -1 out of memory. */
 int snap_build_cell(struct snap *s, const struct snap_in_cell *in, struct snap_cell *c);

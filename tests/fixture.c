@@ -85,12 +85,12 @@ fx_snap(const struct cfg *c, const char *const *reasons, const char *const *orgs
 	struct snap_in_cell *ic = calloc(nc + 1, sizeof(*ic));
 	struct snap_in_account *ia = calloc(na + 1, sizeof(*ia));
 	char **copies = calloc(nc + na + 1, sizeof(char *));
-	char **arrays[64];
+	char ***arrays = calloc(nc + na + 1, sizeof(*arrays));
 	struct snap_input in;
 	struct snap *s;
 	struct err e;
 
-	if (nc + na > 64)
+	if (ic == NULL || ia == NULL || copies == NULL || arrays == NULL)
 		abort();
 	for (i = 0; i < nc; i++) {
 		arrays[i] = fields(cells[i], &copies[i], &n);
@@ -119,6 +119,7 @@ fx_snap(const struct cfg *c, const char *const *reasons, const char *const *orgs
 		free(copies[i]);
 	}
 	free(copies);
+	free(arrays);
 	free(ic);
 	free(ia);
 	return s;

@@ -13,7 +13,11 @@
 
 #include <cmocka.h>
 
+#include <jansson.h>
+
+#include "answer.h"
 #include "fixture.h"
+#include "report.h"
 #include "resolve.h"
 
 static const char *cells[] = { "@|n=50", "student@|q=100|f=true", "staff@|q=1000|s+=laser",
@@ -52,8 +56,8 @@ same_account(const struct snap *d, const struct snap *full, const char *uid)
 	for (p = 0; p < full->cfg->nprivs; p++) {
 		struct resolve_val x, y;
 
-		assert_int_equal(resolve_combine(d->cfg, (int)p, a->m, a->nm, &x), 0);
-		assert_int_equal(resolve_combine(full->cfg, (int)p, b->m, b->nm, &y), 0);
+		assert_int_equal(resolve_account(d, (int)p, a, &x), 0);
+		assert_int_equal(resolve_account(full, (int)p, b, &y), 0);
 		assert_int_equal(x.num, y.num);
 		assert_int_equal(x.nelems, y.nelems);
 		for (i = 0; i < x.nelems; i++)
@@ -295,8 +299,153 @@ cells_added_and_removed_and_then_people(void **state)
 	snap_free(s2);
 }
 
+/* uid's privileges answer (answer.c, cached per snapshot) alike in d and full. */
+static void
+same_answer(const struct snap *d, const struct snap *full, const char *uid)
+{
+	char *x = answer_privileges(d, snap_account(d, uid), 0);
+	char *y = answer_privileges(full, snap_account(full, uid), 0);
+	json_t *jx = json_loads(x, 0, NULL), *jy = json_loads(y, 0, NULL);
+
+	assert_non_null(jx);
+	assert_non_null(jy);
+	if (!json_equal(json_object_get(jx, "privileges"), json_object_get(jy, "privileges")))
+		fail_msg("%s: derived %s, full %s", uid, x, y);
+	json_decref(jx);
+	json_decref(jy);
+	free(x);
+	free(y);
+}
+
+/* The quota q's report by organisation alike in d and full, row by row. */
+static void
+same_report(const struct snap *d, const struct snap *full)
+{
+	struct report_opts o = { cfg_priv_find(fx_config, "q"), "all", 0, 2, NULL, 3 };
+	struct report x, y;
+	struct err e;
+	size_t i;
+
+	assert_int_equal(report_usage(d, &o, &x, &e), 0);
+	assert_int_equal(report_usage(full, &o, &y, &e), 0);
+	assert_int_equal(x.accounts, y.accounts);
+	assert_true(x.limit == y.limit);
+	assert_int_equal(x.nrows, y.nrows);
+	for (i = 0; i < x.nrows; i++) {
+		assert_string_equal(x.rows[i].path, y.rows[i].path);
+		assert_true(x.rows[i].limit == y.rows[i].limit);
+		assert_int_equal(x.rows[i].accounts, y.rows[i].accounts);
+	}
+	report_free(&x);
+	report_free(&y);
+}
+
+/* More people than an overlay takes: p0000..., even ones students in
+ * eng/cse, odd ones staff in eng, every fifth a visitor too; then extra
+ * (NULL-terminated, may be NULL). Free with free_people. */
+#define MANY (SNAP_OVER_MAX + 64)
+static char **
+many_people(const char *const *extra)
+{
+	char **v = calloc(MANY + 16, sizeof(*v));
+	size_t i, n = 0;
+
+	assert_non_null(v);
+	for (i = 0; i < MANY; i++) {
+		char buf[128];
+
+		snprintf(buf, sizeof(buf), "p%05zu|%s%s", i,
+		    i % 2 ? "staff@eng" : "student/undergrad@eng/cse", i % 5 ? "" : "|visitor@");
+		assert_non_null(v[n++] = strdup(buf));
+	}
+	for (i = 0; extra && extra[i]; i++)
+		assert_non_null(v[n++] = strdup(extra[i]));
+	return v;
+}
+
+static void
+free_people(char **v)
+{
+	size_t i;
+
+	for (i = 0; v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void
+a_change_to_everyone_is_resolved_in_place(void **state)
+{
+	const char *cset1[] = { "@|n=60", NULL };
+	const char *after1[] = { "@|n=60", "student@|q=100|f=true", "staff@|q=1000|s+=laser",
+		"student/undergrad@eng/cse|q=300|s+=plotter", "staff@eng|f=false", "visitor@|s-=laser",
+		NULL };
+	/* then a few people and a cell of few members: the overlay, over the table */
+	const char *set2[] = { "p00002|visitor@", "zed|staff@eng", NULL };
+	const char *cset2[] = { "visitor@|s-=laser|n=70", NULL };
+	const char *after2[] = { "@|n=60", "student@|q=100|f=true", "staff@|q=1000|s+=laser",
+		"student/undergrad@eng/cse|q=300|s+=plotter", "staff@eng|f=false",
+		"visitor@|s-=laser|n=70", NULL };
+	/* then everyone again, and the overlay's people with them */
+	const char *cset3[] = { "student@|q=5", "staff@|q=999|s+=laser|s+=plotter", NULL };
+	const char *after3[] = { "@|n=60", "student@|q=5", "staff@|q=999|s+=laser|s+=plotter",
+		"student/undergrad@eng/cse|q=300|s+=plotter", "staff@eng|f=false",
+		"visitor@|s-=laser|n=70", NULL };
+	const char *extra[] = { "zed|staff@eng", NULL };
+	char **people = many_people(NULL), **people2 = many_people(extra);
+	struct snap *s0, *d1, *d2, *d3, *full;
+	char *before;
+
+	(void)state;
+	free(people2[2]);
+	assert_non_null(people2[2] = strdup("p00002|visitor@"));
+	s0 = fx_snap(fx_config, NULL, NULL, cells, (const char *const *)people);
+	/* an answer cached in the full build must not outlive the change */
+	assert_non_null(before = answer_privileges(s0, snap_account(s0, "p00001"), 0));
+	assert_non_null(d1 = derive_cells(s0, NULL, NULL, cset1, NULL));
+	assert_non_null(d1->wide);
+	assert_int_equal(d1->over.len, 0);
+	full = fx_snap(fx_config, NULL, NULL, after1, (const char *const *)people);
+	same_answer(d1, full, "p00001");
+	same_model(d1, full);
+	same_cells(d1, full);
+	same_report(d1, full);
+	snap_free(full);
+	free(before);
+
+	assert_non_null(d2 = derive_cells(d1, set2, NULL, cset2, NULL));
+	assert_ptr_equal(d2->wide, d1->wide);
+	assert_true(d2->over.len > MANY / 5);
+	snap_free(s0);	/* the full build's snapshot goes first; its core stays */
+	full = fx_snap(fx_config, NULL, NULL, after2, (const char *const *)people2);
+	same_answer(d2, full, "p00005");
+	same_answer(d2, full, "p00002");
+	same_model(d2, full);
+	/* d1 is as it was */
+	assert_null(snap_account(d1, "zed"));
+	assert_int_equal(snap_account(d1, "p00002")->nm, 1);
+	snap_free(full);
+
+	assert_non_null(d3 = derive_cells(d2, NULL, NULL, cset3, NULL));
+	assert_true(d3->wide != d2->wide);
+	snap_free(d1);
+	full = fx_snap(fx_config, NULL, NULL, after3, (const char *const *)people2);
+	same_answer(d3, full, "p00005");	/* in the overlay */
+	same_answer(d3, full, "p00001");	/* in the core */
+	same_answer(d3, full, "zed");
+	same_model(d3, full);
+	same_report(d3, full);
+	snap_free(d2);
+	same_model(d3, full);
+	snap_free(full);
+	snap_free(d3);
+	free_people(people);
+	free_people(people2);
+}
+
 FX_GROUP("snapderive", fx_setup, fx_teardown,
 	cmocka_unit_test(a_grant_reaches_its_members_and_no_one_else),
+	cmocka_unit_test(a_change_to_everyone_is_resolved_in_place),
 	cmocka_unit_test(cells_added_and_removed_and_then_people),
 	cmocka_unit_test(changed_added_and_removed_resolve_as_a_full_build),
 	cmocka_unit_test(derived_from_derived_carries_the_overlay),

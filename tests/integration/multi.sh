@@ -183,17 +183,17 @@ echo "multi.sh: two privd with their provider lists in opposite orders: 300 of 4
 # --- 2. the home provider stopped mid-stream: writes fail over
 home=$(home_of mover)
 if [ "$home" = "$P1" ]; then hdir=$dir/mp/1; else hdir=$dir/mp/2; fi
-retrying() {	# URL NAME N: each id until it is accepted or replayed
+retrying() {	# URL NAME N: each id until it is accepted or replayed ("STATUS ID")
 	local i k code
 	for ((i = 0; i < $3; i++)); do
 		for ((k = 0; k < 120; k++)); do
-			code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 -H "$C" \
+			code=$(curl -s -o "$dir/body.$2" -w '%{http_code}' --max-time 5 -H "$C" \
 				-d "{\"request_id\":\"$2-$i\",\"amount\":1}" \
 				"$1/v1/accounts/mover/quotas/print.pages/charges")
 			case $code in 201|200) break ;; esac
 			sleep 0.1
 		done
-		echo "$code"
+		echo "$code $2-$i $(head -c 300 "$dir/body.$2" | tr '\n' ' ')"
 	done > "$dir/st.$2"
 }
 for i in $(seq 1 10); do
@@ -206,8 +206,16 @@ t_stop=$(date +%s.%N)
 sleep 3
 deploy/slapd-dev.sh restart "$hdir" || fail "the home provider did not restart"
 wait
-[ "$(cat "$dir"/st.* | grep -cv '^20[01]$' || true)" = 0 ] || fail "some charges never went through"
-landed=$(cat "$dir"/st.* | wc -l)
+if cat "$dir"/st.* | grep -qv '^20[01] '; then
+	# each id that never went through, its last answer, and what privd logged of it
+	cat "$dir"/st.* | grep -v '^20[01] ' >&2
+	for id in $(cat "$dir"/st.* | grep -v '^20[01] ' | awk '{ print $2 }'); do
+		grep -h -- "id=$id[ :]" "$dir"/privd-*.log | grep -v ': ok$' | head -20 >&2
+	done
+	grep -h -E ' (warn|error|crit)' "$dir"/privd-a.log "$dir"/privd-b.log | tail -30 >&2
+	fail "some charges never went through"
+fi
+landed=$(cat "$dir"/st.f* | wc -l)
 want=$((landed + 1))	# and the probe
 wait_for "both providers to converge on $want" 300 converged mover "$want"
 n=$(curl -sf -H "$R" "$UA/v1/accounts/mover/quotas/print.pages/ledger?limit=1" | jq .total)
