@@ -453,7 +453,7 @@ report_usage(const struct snap *s, const struct report_opts *o, struct report *o
 		/* the rows this account's memberships reach, each once */
 		for (j = 0; j < a->nm; j++) {
 			const struct snap_mres *m = a->m[j];
-			uintptr_t k0 = (uintptr_t)s->mres, km = (uintptr_t)m;
+			long mi = snap_mres_idx(s, m);
 			const struct crow *rows;
 			size_t n;
 			long long num;
@@ -461,8 +461,8 @@ report_usage(const struct snap *s, const struct report_opts *o, struct report *o
 			long last = -1;
 
 			/* the full build's memberships by index; the overlay's by name */
-			if (km >= k0 && km < k0 + s->nmres * sizeof(*m)) {
-				struct mrec *rec = &recs[(km - k0) / sizeof(*m)];
+			if (mi >= 0) {
+				struct mrec *rec = &recs[mi];
 				const struct snap_mres *now;
 
 				/* as a wide change left it (snapderive.c) */

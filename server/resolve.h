@@ -29,7 +29,7 @@ long long resolve_combine2(enum priv_combine how, long long a, long long b);
 int resolve_combine(const struct cfg *c, int priv,
     const struct snap_mres *const *m, size_t nm, struct resolve_val *out);
 /* resolve_combine over account a's memberships as s holds them
- * (snap_mres_of): what every reader of a snapshot calls. */
+ * (snap_mres_of): what every reader of a published snapshot calls. */
 int resolve_account(const struct snap *s, int priv, const struct snap_account *a,
     struct resolve_val *out);
 void resolve_val_clear(struct resolve_val *v);

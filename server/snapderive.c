@@ -73,17 +73,6 @@ resolve_into(struct snap *s, const char *cell, struct snap_over_mres **out)
 	return 0;
 }
 
-/* m's index in the full build's s->mres, or -1 when m is the overlay's. */
-static long
-core_idx(const struct snap *s, const struct snap_mres *m)
-{
-	uintptr_t k0 = (uintptr_t)s->mres, km = (uintptr_t)m;
-
-	if (km < k0 || km >= k0 + s->nmres * sizeof(*m))
-		return -1;
-	return (long)((km - k0) / sizeof(*m));
-}
-
 /* The overlay's record holding the values m (not the full build's). */
 static struct snap_over_mres *
 owner(const struct snap_mres *m)
@@ -99,7 +88,7 @@ snap_mres_of(const struct snap *s, const struct snap_mres *m)
 	struct snap_over_mres *o;
 	long k;
 
-	if (s->wide == NULL || (k = core_idx(s, m)) < 0)
+	if (s->wide == NULL || (k = snap_mres_idx(s, m)) < 0)
 		return m;
 	if ((v = atomic_load(&s->wide->m[k])) != NULL)
 		return v;
@@ -137,7 +126,7 @@ snap_wide_put(struct snap_wide *w, const struct snap *s)
 	for (i = 0; w->m && i < w->nm; i++) {
 		const struct snap_mres *v = atomic_load(&w->m[i]);
 
-		if (v != NULL && core_idx(s, v) < 0)
+		if (v != NULL && snap_mres_idx(s, v) < 0)
 			snap_over_mres_put(owner(v), s->cfg);
 	}
 	for (i = 0; w->answers && i < w->na; i++)
@@ -151,7 +140,7 @@ snap_wide_put(struct snap_wide *w, const struct snap *s)
 static const struct snap_mres *
 hold_mres(const struct snap *s, const struct snap_mres *v)
 {
-	if (v != NULL && core_idx(s, v) < 0)
+	if (v != NULL && snap_mres_idx(s, v) < 0)
 		atomic_fetch_add(&owner(v)->refs, 1);
 	return v;
 }
@@ -193,7 +182,7 @@ widen(struct snap *s, const unsigned char *hit)
 			continue;
 		k = snap_val_idx(v);
 		was = atomic_load(&w->m[k]);
-		if (was != NULL && core_idx(s, was) < 0)
+		if (was != NULL && snap_mres_idx(s, was) < 0)
 			snap_over_mres_put(owner(was), s->cfg);
 		atomic_init(&w->m[k], hold_mres(s, &o->m));
 	}
@@ -492,7 +481,7 @@ apply_cells(struct snap *s, const struct snap_change *ch)
 				continue;
 			for (k = 0; k < x->a.nm; k++) {
 				const struct snap_over_mres *m = strmap_get(&s->over_mres, x->a.m[k]->cell);
-				long c = core_idx(s, x->a.m[k]);
+				long c = snap_mres_idx(s, x->a.m[k]);
 
 				if ((m != NULL && &m->m != x->a.m[k]) || (wide && c >= 0 && hit[c]))
 					break;

@@ -232,6 +232,16 @@ snap_core_account(const struct snap *s, const char *key)
 	return i < 0 ? NULL : &s->core[i];
 }
 
+long
+snap_mres_idx(const struct snap *s, const struct snap_mres *m)
+{
+	uintptr_t k0 = (uintptr_t)s->mres, km = (uintptr_t)m;
+
+	if (km < k0 || km >= k0 + s->nmres * sizeof(*m))
+		return -1;
+	return (long)((km - k0) / sizeof(*m));
+}
+
 const struct snap_account *
 snap_next(const struct snap *s, size_t *pos)
 {

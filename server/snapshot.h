@@ -248,6 +248,8 @@ struct snap *snap_derive(const struct snap *old, const struct snap_change *ch, s
  * memory resolving it now.
  */
 const struct snap_mres *snap_mres_of(const struct snap *s, const struct snap_mres *m);
+/* m's index in the full build's s->mres, or -1 when m is the overlay's. */
+long snap_mres_idx(const struct snap *s, const struct snap_mres *m);
 /* Where the account's privileges answer is cached (answer.c). */
 _Atomic(void *) *snap_answer_slot(const struct snap *s, const struct snap_account *a);
 /* Let go of one hold on w; the last frees it. */

@@ -206,10 +206,11 @@ t_stop=$(date +%s.%N)
 sleep 3
 deploy/slapd-dev.sh restart "$hdir" || fail "the home provider did not restart"
 wait
-if cat "$dir"/st.* | grep -qv '^20[01] '; then
+stuck=$(cat "$dir"/st.* | grep -v '^20[01] ' || true)
+if [ -n "$stuck" ]; then
 	# each id that never went through, its last answer, and what privd logged of it
-	cat "$dir"/st.* | grep -v '^20[01] ' >&2
-	for id in $(cat "$dir"/st.* | grep -v '^20[01] ' | awk '{ print $2 }'); do
+	echo "$stuck" >&2
+	for id in $(echo "$stuck" | awk '{ print $2 }'); do
 		grep -h -- "id=$id[ :]" "$dir"/privd-*.log | grep -v ': ok$' | head -20 >&2
 	done
 	grep -h -E ' (warn|error|crit)' "$dir"/privd-a.log "$dir"/privd-b.log | tail -30 >&2
