@@ -23,15 +23,15 @@ sources(const struct snap *s, const struct snap_account *a, int p,
 
 	for (k = 0; arr && k < a->nm; k++) {
 		const struct snap_mres *m = snap_mres_of(s, a->m[k]);
-		const struct snap_pval *pv;
+		struct snap_src *srcs;
+		size_t nsrc;
 
-		if (m == NULL) {
+		if (m == NULL || resolve_sources(s, m, p, &srcs, &nsrc) != 0) {
 			json_decref(arr);
 			return NULL;
 		}
-		pv = &m->pv[p];
-		for (i = 0; i < pv->nsrc; i++) {
-			const struct snap_src *src = &pv->src[i];
+		for (i = 0; i < nsrc; i++) {
+			const struct snap_src *src = &srcs[i];
 			enum resolve_why why = resolve_why(s->cfg, p, m, src, v);
 			json_t *o = json_pack("{s:s, s:s, s:s, s:s}",
 			    "membership", a->m[k]->cell, "cell", src->cell->name,
@@ -54,6 +54,7 @@ sources(const struct snap *s, const struct snap_account *a, int p,
 			}
 			json_array_append_new(arr, o);
 		}
+		free(srcs);
 	}
 	return arr;
 }

@@ -1,20 +1,36 @@
 /*
  * entmap.c - a hash map whose entries hold their key (the mirror's, by
  * entryUUID): a slot is the entry's pointer alone, 8 bytes where a strmap
- * slot takes 24 (key, value, hash): 34 MB less over a million people. A
- * probe reads the key from the entry, and growing hashes the keys again.
- * Open addressing, linear probing; deletion shifts the probe run back.
+ * slot takes 24 (key, value, hash): 34 MB less over a million people. The
+ * key is the UUID's 16 bytes, not its 33 of hex: 16 MB less again. A probe
+ * reads the key from the entry, and growing hashes the keys again. Open
+ * addressing, linear probing; deletion shifts the probe run back.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "entmap.h"
-#include "strmap.h"
 
-static const char *
+static const unsigned char *
 key_of(const struct entmap *m, const void *e)
 {
-	return (const char *)e + m->key_off;
+	return (const unsigned char *)e + m->key_off;
+}
+
+/* Both halves folded and mixed (splitmix64's finaliser): entryUUIDs are
+ * time-based, so no part of one can be trusted to vary alone. */
+static size_t
+hash(const unsigned char *k)
+{
+	uint64_t a, b, h;
+
+	memcpy(&a, k, 8);
+	memcpy(&b, k + 8, 8);
+	h = a ^ (b * 0x9e3779b97f4a7c15ULL);
+	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+	return (size_t)(h ^ (h >> 31));
 }
 
 void
@@ -35,11 +51,11 @@ entmap_free(struct entmap *m)
 
 /* The slot of key, or the empty one where it would go. */
 static size_t
-find(const struct entmap *m, const char *key)
+find(const struct entmap *m, const unsigned char *key)
 {
-	size_t i = strmap_hash(key) & (m->cap - 1);
+	size_t i = hash(key) & (m->cap - 1);
 
-	while (m->slots[i] != NULL && strcmp(key_of(m, m->slots[i]), key) != 0)
+	while (m->slots[i] != NULL && memcmp(key_of(m, m->slots[i]), key, ENTMAP_KEY) != 0)
 		i = (i + 1) & (m->cap - 1);
 	return i;
 }
@@ -55,7 +71,7 @@ grow(struct entmap *m)
 	for (i = 0; i < m->cap; i++) {
 		if (m->slots[i] == NULL)
 			continue;
-		for (j = strmap_hash(key_of(m, m->slots[i])) & (cap - 1); ns[j] != NULL;
+		for (j = hash(key_of(m, m->slots[i])) & (cap - 1); ns[j] != NULL;
 		    j = (j + 1) & (cap - 1))
 			;
 		ns[j] = m->slots[i];
@@ -67,7 +83,7 @@ grow(struct entmap *m)
 }
 
 void *
-entmap_get(const struct entmap *m, const char *key)
+entmap_get(const struct entmap *m, const unsigned char *key)
 {
 	return m->cap == 0 ? NULL : m->slots[find(m, key)];
 }
@@ -92,7 +108,7 @@ entmap_put(struct entmap *m, void *e, int *failed)
 }
 
 void *
-entmap_del(struct entmap *m, const char *key)
+entmap_del(struct entmap *m, const unsigned char *key)
 {
 	size_t i, j, home;
 	void *e;
@@ -103,7 +119,7 @@ entmap_del(struct entmap *m, const char *key)
 	m->len--;
 	/* shift later members of the probe run back into the hole */
 	for (j = (i + 1) & (m->cap - 1); m->slots[j] != NULL; j = (j + 1) & (m->cap - 1)) {
-		home = strmap_hash(key_of(m, m->slots[j])) & (m->cap - 1);
+		home = hash(key_of(m, m->slots[j])) & (m->cap - 1);
 		if (((j - home) & (m->cap - 1)) >= ((j - i) & (m->cap - 1))) {
 			m->slots[i] = m->slots[j];
 			m->slots[j] = NULL;

@@ -1,6 +1,7 @@
 /* main.c - privd: start, signals, and the one-shot commands (check-config, import, hash-key). */
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -536,6 +537,15 @@ main(int argc, char **argv)
 	struct err e;
 	sigset_t set;
 
+	/*
+	 * glibc raises its mmap threshold each time a mapped block is freed,
+	 * up to 32 MB: after the first snapshot is replaced, the next one's
+	 * large arrays come from the heap instead, and calloc must then touch
+	 * every page (a million accounts: 20 MB more at once, kept). A fixed
+	 * threshold keeps them mapped, their untouched pages unbacked, and
+	 * gives them back whole when freed.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 	if (argc > 1 && strcmp(argv[1], "hash-key") == 0)
 		return hash_key(argc, argv);
 	while ((ch = getopt_long(argc, argv, "c:l:L:W:dh", longopts, NULL)) != -1) {

@@ -19,6 +19,7 @@
 #include "dirview.h"
 #include "dn.h"
 #include "entmap.h"
+#include "hex.h"
 #include "log.h"
 #include "membership.h"
 #include "cfglive.h"
@@ -39,7 +40,7 @@ enum mkind { MK_REASON, MK_ORG, MK_CELL, MK_ACCOUNT, MK_PRINTER };
  * people cost a million blocks rather than six million.
  */
 struct mentry {
-	char uuid[33];
+	unsigned char uuid[ENTMAP_KEY];	/* the entryUUID's bytes */
 	unsigned char packed;	/* one block: free(m) frees it all */
 	unsigned char kind;	/* enum mkind */
 	uint32_t nvals;
@@ -149,7 +150,7 @@ static void
 note(const struct mentry *m, int now)
 {
 	struct strmap *d = m && m->kind == MK_CELL ? &dirty_cells : &dirty;
-	char key[512], *k, *v, *prev;
+	char key[512], hex[2 * ENTMAP_KEY + 1], *k, *v, *prev;
 	int failed;
 
 	if (m == NULL || dirty_all)
@@ -160,11 +161,12 @@ note(const struct mentry *m, int now)
 		dirty_all = 1;
 		return;
 	}
-	if ((v = strdup(now ? m->uuid : "")) == NULL)
+	hex_encode(m->uuid, sizeof(m->uuid), hex);
+	if ((v = strdup(now ? hex : "")) == NULL)
 		goto oom;
 	if ((prev = strmap_get(d, key)) != NULL) {
 		/* the uid a person left is theirs no longer, unless taken again */
-		if (!now && strcmp(prev, m->uuid) != 0) {
+		if (!now && strcmp(prev, hex) != 0) {
 			free(v);
 			return;
 		}
@@ -201,13 +203,33 @@ mirror_clear(void)
 	last = NULL;
 }
 
-void
-mirror_forget(const char *uuid)
+/* The entry under uuid (hex, as sync.c and the dirty maps hold it). */
+static struct mentry *
+by_uuid(const char *uuid)
+{
+	unsigned char k[ENTMAP_KEY];
+
+	if (*uuid == '\0' || hex_decode(uuid, k, sizeof(k)) != 0)
+		return NULL;
+	return entmap_get(&mirror, k);
+}
+
+static void
+forget(const unsigned char *uuid)
 {
 	struct mentry *m = entmap_del(&mirror, uuid);
 
 	note(m, 0);
 	mentry_free(m);
+}
+
+void
+mirror_forget(const char *uuid)
+{
+	unsigned char k[ENTMAP_KEY];
+
+	if (hex_decode(uuid, k, sizeof(k)) == 0)
+		forget(k);
 }
 
 static int
@@ -241,7 +263,7 @@ mirror_keep(struct mentry *m)
 		log_warn("sync: out of memory; dropping an entry");
 		mentry_free(m);
 		if (old != NULL)
-			mirror_forget(old->uuid);
+			forget(old->uuid);
 		return 1;
 	}
 	note(prev, 0);
@@ -436,7 +458,11 @@ mirror_entry(LDAP *ld, LDAPMessage *msg, int people, const char *uuid)
 		mirror_forget(uuid);
 		return 1;
 	}
-	snprintf(m->uuid, sizeof(m->uuid), "%s", uuid);
+	if (hex_decode(uuid, m->uuid, sizeof(m->uuid)) != 0) {
+		log_warn("sync: an entry with a malformed entryUUID '%.40s' left out", uuid);
+		mentry_free(m);
+		return 0;
+	}
 	return mirror_keep(m);
 }
 
@@ -582,7 +608,7 @@ derive(const struct pending_ov *ov)
 
 		if (dirty_cells.slots[i].key == NULL)
 			continue;
-		m = *uuid ? entmap_get(&mirror, uuid) : NULL;
+		m = by_uuid(uuid);
 		if (m != NULL && m->kind == MK_CELL && strcmp(m->key, dirty_cells.slots[i].key) == 0) {
 			cells[ncells].name = m->key;
 			cells[ncells].grants = (const char **)m->vals;
@@ -597,7 +623,7 @@ derive(const struct pending_ov *ov)
 
 		if (dirty.slots[i].key == NULL)
 			continue;
-		m = *uuid ? entmap_get(&mirror, uuid) : NULL;
+		m = by_uuid(uuid);
 		if (m != NULL && snap_fold_uid(m->key, key, sizeof(key)) == 0 &&
 		    strcmp(key, dirty.slots[i].key) == 0)
 			in_account(m, (const char **)m->vals, m->nvals, &set[nset++]);

@@ -120,16 +120,22 @@ explain(struct mt *t, const struct snap_account *a, int p, const struct resolve_
 		return;
 	}
 	for (k = 0; k < a->nm; k++) {
-		const struct snap_pval *pv = &a->m[k]->pv[p];
+		struct snap_src *srcs;
+		size_t nsrc;
 
-		for (i = 0; i < pv->nsrc; i++, n++) {
-			const struct snap_src *src = &pv->src[i];
+		if (resolve_sources(t->s, a->m[k], p, &srcs, &nsrc) != 0) {
+			fprintf(t->out, "       out of memory\n");
+			return;
+		}
+		for (i = 0; i < nsrc; i++, n++) {
+			const struct snap_src *src = &srcs[i];
 			enum resolve_why why = resolve_why(t->c, p, a->m[k], src, v);
 
 			fprintf(t->out, "       %s: %s on %s (%s%s%s)\n", a->m[k]->cell,
 			    src->grant->text, src->cell->name, resolve_why_name(why),
 			    src->by ? ", by " : "", src->by ? src->by->name : "");
 		}
+		free(srcs);
 	}
 	if (n == 0)
 		fprintf(t->out, "       no grant of %s reaches %s's memberships (%s): the "
@@ -413,13 +419,19 @@ expect_winners(struct mt *t, const struct snap_account *a, const yaml_node_t *m)
 			    ydoc_str(k));
 		if (resolve_account(t->s, p, a, &r) != 0)
 			return bad(t, v, "out of memory");
-		for (i = 0; i < a->nm && !found; i++)
-			for (j = 0; j < a->m[i]->pv[p].nsrc && !found; j++) {
-				const struct snap_src *src = &a->m[i]->pv[p].src[j];
+		for (i = 0; i < a->nm && !found; i++) {
+			struct snap_src *srcs;
+			size_t nsrc;
 
-				found = strcmp(src->cell->name, cell) == 0 &&
-				    resolve_why(t->c, p, a->m[i], src, &r) == WHY_APPLIED;
+			if (resolve_sources(t->s, a->m[i], p, &srcs, &nsrc) != 0) {
+				resolve_val_clear(&r);
+				return bad(t, v, "out of memory");
 			}
+			for (j = 0; j < nsrc && !found; j++)
+				found = strcmp(srcs[j].cell->name, cell) == 0 &&
+				    resolve_why(t->c, p, a->m[i], &srcs[j], &r) == WHY_APPLIED;
+			free(srcs);
+		}
 		if (found)
 			t->passes++;
 		else

@@ -87,14 +87,13 @@ prefixes(const char *path, char out[][PATH_MAX_LEN + 1])
 	return n;
 }
 
-static int
-resolve_priv(const struct cfg *c, int priv, struct cand *cand, size_t ncand,
-    struct snap_pval *pv)
+/* Rule 2: marks each candidate that a grant on a strictly more specific
+ * cell, for the same subject, overrides (by the deepest such cell). */
+static void
+overridden(struct cand *cand, size_t ncand)
 {
-	const struct cfg_priv *def = &c->privs[priv];
-	size_t a, b, nwin = 0;
+	size_t a, b;
 
-	memset(pv, 0, sizeof(*pv));
 	for (a = 0; a < ncand; a++) {
 		const struct cand *best = NULL;
 
@@ -110,18 +109,17 @@ resolve_priv(const struct cfg *c, int priv, struct cand *cand, size_t ncand,
 		if (best != NULL)
 			cand[a].by = best->cell;
 	}
-	if (ncand > 0) {
-		pv->src = malloc(ncand * sizeof(*pv->src));
-		if (pv->src == NULL)
-			return -1;
-	}
-	for (a = 0; a < ncand; a++) {
-		pv->src[a].cell = cand[a].cell;
-		pv->src[a].grant = cand[a].g;
-		pv->src[a].by = cand[a].by;
-	}
-	pv->nsrc = ncand;
+}
 
+static int
+resolve_priv(const struct cfg *c, int priv, struct cand *cand, size_t ncand,
+    struct snap_pval *pv)
+{
+	const struct cfg_priv *def = &c->privs[priv];
+	size_t a, b, nwin = 0;
+
+	memset(pv, 0, sizeof(*pv));
+	overridden(cand, ncand);
 	for (a = 0; a < ncand; a++) {
 		const struct grant *g = cand[a].g;
 
@@ -165,30 +163,43 @@ resolve_priv(const struct cfg *c, int priv, struct cand *cand, size_t ncand,
 	return 0;
 }
 
-int
-resolve_membership(const struct snap *s, const char *reason, const char *org,
-    struct snap_pval *pv)
+/* Rule 1: the cells of s with grants covering membership (reason, org),
+ * each with its depth on the two axes; cover_free frees it. */
+struct cover {
+	const struct snap_cell **cells;
+	int *ci, *cj;
+	size_t ncells, ngrants;
+	struct cand *cand;	/* room for every grant of every cell */
+};
+
+static void
+cover_free(struct cover *cv)
+{
+	free(cv->cand);
+	free(cv->cj);
+	free(cv->ci);
+	free(cv->cells);
+	memset(cv, 0, sizeof(*cv));
+}
+
+static int
+cover(const struct snap *s, const char *reason, const char *org, struct cover *cv)
 {
 	static const size_t maxcells = (PATH_DEPTH_MAX + 1) * (PATH_DEPTH_MAX + 1);
 	char (*rp)[PATH_MAX_LEN + 1] = NULL, (*op)[PATH_MAX_LEN + 1] = NULL;
-	const struct snap_cell **cells = NULL;
-	int *ci = NULL, *cj = NULL;
-	struct cand *cand = NULL;
 	char name[CELL_MAX_LEN + 1];
-	size_t ncells = 0, ngrants = 0, k, p, n;
 	int nr, no, i, j, rc = -1;
 
-	memset(pv, 0, s->cfg->nprivs * sizeof(*pv));
+	memset(cv, 0, sizeof(*cv));
 	rp = malloc((PATH_DEPTH_MAX + 1) * sizeof(*rp));
 	op = malloc((PATH_DEPTH_MAX + 1) * sizeof(*op));
-	cells = malloc(maxcells * sizeof(*cells));
-	ci = malloc(maxcells * sizeof(*ci));
-	cj = malloc(maxcells * sizeof(*cj));
-	if (rp == NULL || op == NULL || cells == NULL || ci == NULL || cj == NULL)
+	cv->cells = malloc(maxcells * sizeof(*cv->cells));
+	cv->ci = malloc(maxcells * sizeof(*cv->ci));
+	cv->cj = malloc(maxcells * sizeof(*cv->cj));
+	if (rp == NULL || op == NULL || cv->cells == NULL || cv->ci == NULL || cv->cj == NULL)
 		goto fail;
 	nr = prefixes(reason, rp);
 	no = prefixes(org, op);
-	/* rule 1: the cells covering the membership */
 	for (i = 0; i < nr; i++)
 		for (j = 0; j < no; j++) {
 			const struct snap_cell *cell;
@@ -196,41 +207,93 @@ resolve_membership(const struct snap *s, const char *reason, const char *org,
 			cell_join(name, rp[i], op[j]);
 			if ((cell = snap_cell(s, name)) == NULL || cell->ngrants == 0)
 				continue;
-			cells[ncells] = cell;
-			ci[ncells] = i;
-			cj[ncells] = j;
-			ncells++;
-			ngrants += cell->ngrants;
+			cv->cells[cv->ncells] = cell;
+			cv->ci[cv->ncells] = i;
+			cv->cj[cv->ncells] = j;
+			cv->ncells++;
+			cv->ngrants += cell->ngrants;
 		}
-	if (ngrants > 0 && (cand = malloc(ngrants * sizeof(*cand))) == NULL)
+	if (cv->ngrants > 0 && (cv->cand = malloc(cv->ngrants * sizeof(*cv->cand))) == NULL)
 		goto fail;
-	for (p = 0; p < s->cfg->nprivs; p++) {
-		n = 0;
-		for (k = 0; k < ncells; k++)
-			for (size_t g = 0; g < cells[k]->ngrants; g++) {
-				if (cells[k]->grants[g].priv != (int)p)
-					continue;
-				cand[n].cell = cells[k];
-				cand[n].g = &cells[k]->grants[g];
-				cand[n].i = ci[k];
-				cand[n].j = cj[k];
-				n++;
-			}
-		if (resolve_priv(s->cfg, (int)p, cand, n, &pv[p]) != 0)
+	rc = 0;
+fail:
+	if (rc != 0)
+		cover_free(cv);
+	free(op);
+	free(rp);
+	return rc;
+}
+
+/* The grants of privilege p among the covering cells, into cv->cand. */
+static size_t
+candidates(struct cover *cv, int p)
+{
+	size_t k, g, n = 0;
+
+	for (k = 0; k < cv->ncells; k++)
+		for (g = 0; g < cv->cells[k]->ngrants; g++) {
+			if (cv->cells[k]->grants[g].priv != p)
+				continue;
+			cv->cand[n].cell = cv->cells[k];
+			cv->cand[n].g = &cv->cells[k]->grants[g];
+			cv->cand[n].i = cv->ci[k];
+			cv->cand[n].j = cv->cj[k];
+			n++;
+		}
+	return n;
+}
+
+int
+resolve_membership(const struct snap *s, const char *reason, const char *org,
+    struct snap_pval *pv)
+{
+	struct cover cv;
+	size_t p;
+	int rc = -1;
+
+	memset(pv, 0, s->cfg->nprivs * sizeof(*pv));
+	if (cover(s, reason, org, &cv) != 0)
+		return -1;
+	for (p = 0; p < s->cfg->nprivs; p++)
+		if (resolve_priv(s->cfg, (int)p, cv.cand, candidates(&cv, (int)p), &pv[p]) != 0)
 			goto fail;
-	}
 	rc = 0;
 fail:
 	if (rc != 0)
 		for (p = 0; p < s->cfg->nprivs; p++)
 			snap_pval_clear(&pv[p]);
-	free(cand);
-	free(cj);
-	free(ci);
-	free(cells);
-	free(op);
-	free(rp);
+	cover_free(&cv);
 	return rc;
+}
+
+int
+resolve_sources(const struct snap *s, const struct snap_mres *m, int priv,
+    struct snap_src **out, size_t *nout)
+{
+	char reason[PATH_MAX_LEN + 1], org[PATH_MAX_LEN + 1];
+	struct cover cv;
+	size_t a, n;
+
+	*out = NULL;
+	*nout = 0;
+	if (cell_split(m->cell, reason, org, NULL) != 0)
+		return 0;	/* a cell name no membership can hold: no grant reaches it */
+	if (cover(s, reason, org, &cv) != 0)
+		return -1;
+	n = candidates(&cv, priv);
+	overridden(cv.cand, n);
+	if (n > 0 && (*out = malloc(n * sizeof(**out))) == NULL) {
+		cover_free(&cv);
+		return -1;
+	}
+	for (a = 0; a < n; a++) {
+		(*out)[a].cell = cv.cand[a].cell;
+		(*out)[a].grant = cv.cand[a].g;
+		(*out)[a].by = cv.cand[a].by;
+	}
+	*nout = n;
+	cover_free(&cv);
+	return 0;
 }
 
 int

@@ -14,6 +14,17 @@
 int resolve_membership(const struct snap *s, const char *reason,
     const char *org, struct snap_pval *pv);
 
+/*
+ * The grants of privilege priv that reach membership m in s (rule 1), each
+ * a winner or overridden by a more specific cell (rule 2): what m->pv
+ * [priv] was resolved from, worked out again when asked (?explain, privctl
+ * model test) rather than kept for every membership. *out is malloc'd, the
+ * caller frees it; its cells and grants are borrowed from s. -1 only when
+ * out of memory.
+ */
+int resolve_sources(const struct snap *s, const struct snap_mres *m, int priv,
+    struct snap_src **out, size_t *nout);
+
 /* The effective value of one privilege for an account (rules 4 and 5). */
 struct resolve_val {
 	long long num;		/* flag 0/1, number, quota limit */

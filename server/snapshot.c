@@ -16,7 +16,6 @@ void
 snap_pval_clear(struct snap_pval *pv)
 {
 	free(pv->allow);
-	free(pv->src);
 	memset(pv, 0, sizeof(*pv));
 }
 

@@ -16,23 +16,35 @@
 
 struct ent {
 	int n;
-	char key[16];
+	unsigned char key[ENTMAP_KEY];
 };
+
+/* entryUUIDs are time-based: keys alike but for a few bytes, as there */
+static void
+key_for(unsigned char *k, int i)
+{
+	memset(k, 0x5a, ENTMAP_KEY);
+	k[0] = (unsigned char)i;
+	k[1] = (unsigned char)(i >> 8);
+	k[6] = 0x11;
+}
 
 static void
 put_get_del(void **state)
 {
 	static struct ent e[N], again;
 	struct entmap m;
+	unsigned char x[ENTMAP_KEY];
 	int i, failed;
 
 	(void)state;
 	entmap_init(&m, offsetof(struct ent, key));
-	assert_null(entmap_get(&m, "x"));
-	assert_null(entmap_del(&m, "x"));
+	key_for(x, N + 1);
+	assert_null(entmap_get(&m, x));
+	assert_null(entmap_del(&m, x));
 	for (i = 0; i < N; i++) {
 		e[i].n = i;
-		snprintf(e[i].key, sizeof(e[i].key), "k%d", i);
+		key_for(e[i].key, i);
 		assert_null(entmap_put(&m, &e[i], &failed));
 		assert_false(failed);
 	}
@@ -62,6 +74,10 @@ put_get_del(void **state)
 	assert_int_equal(m.len, N);
 	for (i = 0; i < N; i++)
 		assert_ptr_equal(entmap_get(&m, e[i].key), i == 7 ? &again : &e[i]);
+	/* a key that differs from one held in its last byte only is another */
+	memcpy(x, e[3].key, ENTMAP_KEY);
+	x[ENTMAP_KEY - 1] ^= 1;
+	assert_null(entmap_get(&m, x));
 	entmap_free(&m);
 	assert_null(entmap_get(&m, e[1].key));
 }

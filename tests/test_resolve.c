@@ -68,24 +68,25 @@ rule2_most_specific_wins(void **state)
 	const char *accts[] = { "jdoe|student/undergrad@engineering/cse/compeng", NULL };
 	struct snap *s = fx_snap(cfg, NULL, NULL, cells, accts);
 	const struct snap_account *a;
-	const struct snap_pval *pv;
-	size_t i, won = 0;
+	struct snap_src *src;
+	size_t i, nsrc, won = 0;
 
 	(void)state;
 	/* student@engineering/cse is covered by every other cell: it alone wins,
 	 * even over a larger value on @engineering */
 	assert_int_equal(num(s, "jdoe", "n"), 300);
 	a = snap_account(s, "jdoe");
-	pv = &a->m[0]->pv[cfg_priv_find(cfg, "n")];
-	assert_int_equal(pv->nsrc, 4);
-	for (i = 0; i < pv->nsrc; i++) {
-		if (pv->src[i].by == NULL) {
+	assert_int_equal(resolve_sources(s, a->m[0], cfg_priv_find(cfg, "n"), &src, &nsrc), 0);
+	assert_int_equal(nsrc, 4);
+	for (i = 0; i < nsrc; i++) {
+		if (src[i].by == NULL) {
 			won++;
-			assert_string_equal(pv->src[i].cell->name, "student@engineering/cse");
+			assert_string_equal(src[i].cell->name, "student@engineering/cse");
 		} else
-			assert_string_equal(pv->src[i].by->name, "student@engineering/cse");
+			assert_string_equal(src[i].by->name, "student@engineering/cse");
 	}
 	assert_int_equal(won, 1);
+	free(src);
 	snap_free(s);
 }
 
@@ -294,14 +295,16 @@ provenance_reasons(void **state)
 	const struct snap_account *a = snap_account(s, "b");
 	int n = cfg_priv_find(cfg, "n"), set = cfg_priv_find(cfg, "s");
 	struct resolve_val v;
-	size_t k, i;
+	struct snap_src *srcs;
+	size_t k, i, nsrc;
 	int applied = 0, overridden = 0, outweighed = 0;
 
 	(void)state;
 	assert_int_equal(resolve_combine(cfg, n, a->m, a->nm, &v), 0);
-	for (k = 0; k < a->nm; k++)
-		for (i = 0; i < a->m[k]->pv[n].nsrc; i++) {
-			const struct snap_src *src = &a->m[k]->pv[n].src[i];
+	for (k = 0; k < a->nm; k++) {
+		assert_int_equal(resolve_sources(s, a->m[k], n, &srcs, &nsrc), 0);
+		for (i = 0; i < nsrc; i++) {
+			const struct snap_src *src = &srcs[i];
 
 			switch (resolve_why(cfg, n, a->m[k], src, &v)) {
 			case WHY_APPLIED:
@@ -318,6 +321,8 @@ provenance_reasons(void **state)
 				break;
 			}
 		}
+		free(srcs);
+	}
 	resolve_val_clear(&v);
 	assert_int_equal(applied, 1);
 	assert_int_equal(overridden, 2);	/* "@" in each membership */
@@ -325,14 +330,16 @@ provenance_reasons(void **state)
 
 	a = snap_account(s, "v");
 	assert_int_equal(resolve_combine(cfg, set, a->m, a->nm, &v), 0);
-	assert_int_equal(a->m[0]->pv[set].nsrc, 2);
+	assert_int_equal(resolve_sources(s, a->m[0], set, &srcs, &nsrc), 0);
+	assert_int_equal(nsrc, 2);
 	for (i = 0; i < 2; i++) {
-		const struct snap_src *src = &a->m[0]->pv[set].src[i];
+		const struct snap_src *src = &srcs[i];
 		enum resolve_why w = resolve_why(cfg, set, a->m[0], src, &v);
 
 		/* the deny applied; the grant it beat in the tie is outweighed */
 		assert_int_equal(w, src->grant->op == GRANT_DEL ? WHY_APPLIED : WHY_OUTWEIGHED);
 	}
+	free(srcs);
 	resolve_val_clear(&v);
 	snap_free(s);
 }

@@ -42,12 +42,38 @@ in_account(const char *spec, char **copy, const char **vals, struct snap_in_acco
 	a->dn = NULL;
 }
 
+/* Whether membership k's sources of privilege p (?explain) in d are those
+ * in full: the same grants on the same cells, won or overridden alike. */
+static void
+same_sources(const struct snap *d, const struct snap_account *a,
+    const struct snap *full, const struct snap_account *b, size_t k, int p)
+{
+	const struct snap_mres *m = snap_mres_of(d, a->m[k]);
+	struct snap_src *x, *y;
+	size_t nx, ny, i;
+
+	assert_non_null(m);
+	assert_string_equal(m->cell, b->m[k]->cell);
+	assert_int_equal(resolve_sources(d, m, p, &x, &nx), 0);
+	assert_int_equal(resolve_sources(full, b->m[k], p, &y, &ny), 0);
+	assert_int_equal(nx, ny);
+	for (i = 0; i < nx; i++) {
+		assert_string_equal(x[i].cell->name, y[i].cell->name);
+		assert_string_equal(x[i].grant->text, y[i].grant->text);
+		assert_true((x[i].by == NULL) == (y[i].by == NULL));
+		if (x[i].by != NULL)
+			assert_string_equal(x[i].by->name, y[i].by->name);
+	}
+	free(x);
+	free(y);
+}
+
 /* Whether uid's privileges in d are those in full, privilege by privilege. */
 static void
 same_account(const struct snap *d, const struct snap *full, const char *uid)
 {
 	const struct snap_account *a = snap_account(d, uid), *b = snap_account(full, uid);
-	size_t p, i;
+	size_t p, i, k;
 
 	assert_non_null(a);
 	assert_non_null(b);
@@ -64,6 +90,8 @@ same_account(const struct snap *d, const struct snap *full, const char *uid)
 			assert_string_equal(x.elems[i], y.elems[i]);
 		resolve_val_clear(&x);
 		resolve_val_clear(&y);
+		for (k = 0; k < a->nm; k++)
+			same_sources(d, a, full, b, k, (int)p);
 	}
 }
 
