@@ -122,7 +122,35 @@ access to attrs=userPassword
 	by * none
 # privd's ACLs as privd --directory-config prints them, mwhite in place of
 # the administrators' group: a person reads only their own usage, ledger
-# and memberships; pools' usage and import records only privd and mwhite
+# and memberships; pools' usage and import records only privd and mwhite.
+# privd's own reads are decided before the usage rule's regular expression
+# (doc/server.md, Sizing); its people rule grants write here, as the last
+# rule below does, since the dev directory lets privd create people
+access to dn.subtree="ou=privileges,dc=example,dc=edu"
+	by dn.exact="cn=privd,dc=example,dc=edu" write
+	by * break
+# the published entitlements: read by any bound consumer (SSSD, nslcd,
+# Apache, the IdP), written by privd alone
+access to dn.subtree="ou=entitlements,dc=example,dc=edu"
+	by dn.exact="cn=privd,dc=example,dc=edu" write
+	by users read
+	by * none
+access to dn.subtree="ou=people,dc=example,dc=edu" attrs=privEntitlement
+	by dn.exact="cn=privd,dc=example,dc=edu" write
+	by users read
+	by * none
+access to dn.subtree="ou=people,dc=example,dc=edu" attrs=privMembership,privMembershipDates
+	by dn.exact="cn=privd,dc=example,dc=edu" write
+	by dn.exact="uid=mwhite,ou=people,dc=example,dc=edu" write
+	by self read
+	by * none
+access to dn.subtree="ou=people,dc=example,dc=edu" attrs=objectClass
+	by dn.exact="cn=privd,dc=example,dc=edu" write
+	by dn.exact="uid=mwhite,ou=people,dc=example,dc=edu" write
+	by * break
+access to dn.subtree="ou=people,dc=example,dc=edu" attrs=entry,uid,entryCSN
+	by dn.exact="cn=privd,dc=example,dc=edu" write
+	by * break
 access to dn.regex="^(.+,)?uid=([^,]+),ou=usage,ou=privileges,dc=example,dc=edu$"
 	by dn.exact="cn=privd,dc=example,dc=edu" write
 	by dn.exact="uid=mwhite,ou=people,dc=example,dc=edu" write
@@ -135,21 +163,6 @@ access to dn.subtree="ou=usage,ou=privileges,dc=example,dc=edu"
 access to dn.subtree="ou=imports,ou=privileges,dc=example,dc=edu"
 	by dn.exact="cn=privd,dc=example,dc=edu" write
 	by dn.exact="uid=mwhite,ou=people,dc=example,dc=edu" write
-	by * none
-# the published entitlements: read by any bound consumer (SSSD, nslcd,
-# Apache, the IdP), written by privd alone
-access to dn.subtree="ou=entitlements,dc=example,dc=edu"
-	by dn.exact="cn=privd,dc=example,dc=edu" write
-	by users read
-	by * none
-access to dn.subtree="ou=people,dc=example,dc=edu" attrs=privEntitlement
-	by dn.exact="cn=privd,dc=example,dc=edu" write
-	by users read
-	by * none
-access to attrs=privMembership,privMembershipDates
-	by dn.exact="cn=privd,dc=example,dc=edu" write
-	by dn.exact="uid=mwhite,ou=people,dc=example,dc=edu" write
-	by self read
 	by * none
 access to *
 	by dn.exact="cn=privd,dc=example,dc=edu" write

@@ -130,6 +130,18 @@ startup_fails "$dir/wrong.yaml" "refused privd's bind.*giving up" "a wrong passw
 
 # step 5: syncprov, indexes, limits and ACLs from privd's own list
 "$PRIVD" -c "$dir/privd.yaml" --directory-config ldif > "$dir/privd-config.ldif"
+# privd's reads of the people are decided before the usage rule's regular
+# expression (rule 5), except where privd creates people: then the
+# directory's own rules decide, and the rules are numbered without a gap
+grep -q '^olcAccess: {5}to dn.subtree="ou=people,dc=example,dc=edu" attrs=entry,uid,entryCSN by dn.exact="cn=privd,dc=example,dc=edu" read by \* break$' \
+	"$dir/privd-config.ldif" || fail "no read rule for privd's people search: $(grep olcAccess "$dir/privd-config.ldif")"
+sed "s|^  create_people: false|  create_people: true|" "$dir/privd.yaml" > "$dir/create.yaml"
+"$PRIVD" -c "$dir/create.yaml" --directory-config ldif > "$dir/create-config.ldif"
+grep -q 'attrs=entry,uid,entryCSN' "$dir/create-config.ldif" &&
+	fail "with create_people privd's people reads were capped at read"
+[ "$(sed '/^# 5\./q' "$dir/create-config.ldif" | grep -c '^olcAccess: {[0-8]}')" = 9 ] &&
+	grep -q '^olcAccess: {5}to dn.regex=' "$dir/create-config.ldif" ||
+	fail "with create_people the rules are not {0}..{8}: $(grep olcAccess "$dir/create-config.ldif")"
 ldapmodify -c -Q -Y EXTERNAL -H "$ldapi" -f "$dir/privd-config.ldif" > "$dir/modify.log" 2>&1 || true
 check 0 "ok:   content sync (syncprov)"
 grep -q '^FAIL' "$dir/check.out" && fail "the finished directory still fails: $(cat "$dir/check.out")"
