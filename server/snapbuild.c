@@ -140,9 +140,91 @@ mres_slot(struct snap *s, const char *cell, void *arg, const struct snap_mres **
 	return 0;
 }
 
+/*
+ * The membership values a full build has met, by their string's address.
+ * A million people share 100,000 cells, and the mirror hands every
+ * membership of a cell over as the same interned string: most of them then
+ * skip splitting the value and finding the cell by name (a hash over the
+ * name and a compare with a cold string), which was a sixth of the load.
+ * Only plain values are kept; a dated one depends on the moment.
+ */
+struct snap_memo {
+	const char **key;
+	const struct snap_mres **val;
+	size_t cap, len;	/* cap a power of two, or 0 */
+};
+
+static size_t
+memo_at(const struct snap_memo *mc, const char *k)
+{
+	uint64_t h = (uint64_t)(uintptr_t)k * 0x9e3779b97f4a7c15ULL;
+	size_t i = (size_t)(h ^ (h >> 32)) & (mc->cap - 1);
+
+	while (mc->key[i] != NULL && mc->key[i] != k)
+		i = (i + 1) & (mc->cap - 1);
+	return i;
+}
+
+static const struct snap_mres *
+memo_get(const struct snap_memo *mc, const char *k)
+{
+	size_t i;
+
+	if (mc == NULL || mc->cap == 0)
+		return NULL;
+	i = memo_at(mc, k);
+	return mc->key[i] != NULL ? mc->val[i] : NULL;
+}
+
+/* Best effort: out of memory, the value is looked up by name next time. */
+static void
+memo_put(struct snap_memo *mc, const char *k, const struct snap_mres *m)
+{
+	size_t i;
+
+	if (mc == NULL)
+		return;
+	if ((mc->len + 1) * 4 > mc->cap * 3) {
+		struct snap_memo n = { NULL, NULL, mc->cap ? mc->cap * 2 : 1024, 0 };
+
+		if ((n.key = calloc(n.cap, sizeof(*n.key))) == NULL ||
+		    (n.val = malloc(n.cap * sizeof(*n.val))) == NULL) {
+			free(n.key);
+			return;
+		}
+		for (i = 0; i < mc->cap; i++)
+			if (mc->key[i] != NULL) {
+				size_t j = memo_at(&n, mc->key[i]);
+
+				n.key[j] = mc->key[i];
+				n.val[j] = mc->val[i];
+				n.len++;
+			}
+		free(mc->key);
+		free(mc->val);
+		*mc = n;
+	}
+	i = memo_at(mc, k);
+	if (mc->key[i] == NULL) {
+		mc->key[i] = k;
+		mc->val[i] = m;
+		mc->len++;
+	}
+}
+
+static void
+memo_free(struct snap_memo *mc)
+{
+	if (mc == NULL)
+		return;
+	free(mc->key);
+	free(mc->val);
+	free(mc);
+}
+
 int
 snap_build_account(struct snap *s, const struct snap_in_account *in,
-    struct snap_account *a, snap_mres_fn mres, void *arg)
+    struct snap_account *a, snap_mres_fn mres, void *arg, struct snap_memo *memo)
 {
 	size_t i;
 
@@ -159,11 +241,13 @@ snap_build_account(struct snap *s, const struct snap_in_account *in,
 	}
 	for (i = 0; i < in->ncells; i++) {
 		char cell[MEMBERSHIP_MAX];
-		const struct snap_mres *m = NULL;
+		const struct snap_mres *m = memo_get(memo, in->cells[i]);
 		time_t from, until;
 		size_t j;
 		int dup = 0, rc;
 
+		if (m != NULL)
+			goto have;
 		if (membership_split(in->cells[i], cell, sizeof(cell), &from, &until) != 0) {
 			log_warn("snapshot: account %s: skipping membership '%.80s'", in->uid,
 			    in->cells[i]);
@@ -195,6 +279,9 @@ snap_build_account(struct snap *s, const struct snap_in_account *in,
 			s->skipped++;
 			continue;
 		}
+		if (from == 0 && until == 0)
+			memo_put(memo, in->cells[i], m);
+have:
 		for (j = 0; j < a->nm; j++)
 			dup |= a->m[j] == m;
 		if (!dup)
@@ -293,6 +380,7 @@ snap_build_start(struct snap_builder *b, const struct cfg *c, const struct snap_
 	b->s = NULL;
 	b->naccounts = naccounts;
 	b->nmres = nmemberships;
+	b->memo = NULL;
 
 	if ((s = calloc(1, sizeof(*s))) == NULL ||
 	    (s->core_refs = malloc(sizeof(*s->core_refs))) == NULL)
@@ -370,7 +458,8 @@ snap_build_start(struct snap_builder *b, const struct cfg *c, const struct snap_
 		goto fail;
 	if (uidx_init(&s->account_by_uid, naccounts) != 0 ||
 	    (s->core = calloc(naccounts ? naccounts : 1, sizeof(*s->core))) == NULL ||
-	    (s->answers = calloc(naccounts ? naccounts : 1, sizeof(*s->answers))) == NULL)
+	    (s->answers = calloc(naccounts ? naccounts : 1, sizeof(*s->answers))) == NULL ||
+	    (b->memo = calloc(1, sizeof(*b->memo))) == NULL)
 		goto fail;
 	b->s = s;
 	return 0;
@@ -384,6 +473,8 @@ build_fail(struct snap_builder *b, struct err *e, const char *why)
 {
 	snap_free(b->s);
 	b->s = NULL;
+	memo_free(b->memo);
+	b->memo = NULL;
 	return err_set(e, ERR_INTERNAL, 0, NULL, "%s", why);
 }
 
@@ -402,7 +493,7 @@ snap_build_add(struct snap_builder *b, const struct snap_in_account *in, struct 
 	if (s->ncore >= b->naccounts)
 		return build_fail(b, e, "snapshot: more accounts than counted");
 	a = &s->core[s->ncore++];
-	if (snap_build_account(s, in, a, mres_slot, &b->nmres) != 0 ||
+	if (snap_build_account(s, in, a, mres_slot, &b->nmres, b->memo) != 0 ||
 	    uidx_put(&s->account_by_uid, snap_account_key(a), (uint32_t)(a - s->core)) != 0)
 		return build_fail(b, e, "out of memory building the snapshot");
 	return 0;
@@ -414,6 +505,8 @@ snap_build_finish(struct snap_builder *b, struct err *e)
 	struct snap *s = b->s;
 
 	b->s = NULL;
+	memo_free(b->memo);
+	b->memo = NULL;
 	s->naccounts = s->ncore;
 	if (index_members(s) != 0) {
 		snap_free(s);

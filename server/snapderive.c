@@ -604,7 +604,7 @@ snap_derive(const struct snap *old, const struct snap_change *ch, struct err *e)
 			goto fail;
 		atomic_init(&o->refs, 1);
 		o->a.over = o;
-		if (snap_build_account(s, &ch->set[i], &o->a, over_mres, NULL) != 0 ||
+		if (snap_build_account(s, &ch->set[i], &o->a, over_mres, NULL, NULL) != 0 ||
 		    replace(s, snap_account_key(&o->a), o) != 0)
 			goto fail;
 		o = NULL;

@@ -209,10 +209,12 @@ struct snap *snap_build(const struct cfg *c, const struct snap_input *in,
  * account, finish. On an error the build is freed and e says why; an
  * account beyond the room counted is one.
  */
+struct snap_memo;
 struct snap_builder {
 	struct snap *s;
 	size_t naccounts;	/* room in s->core */
 	size_t nmres;		/* room in s->mres */
+	struct snap_memo *memo;	/* memberships met so far, by address */
 };
 int snap_build_start(struct snap_builder *b, const struct cfg *c, const struct snap_input *in,
     size_t naccounts, size_t nmemberships, struct err *e);
@@ -263,11 +265,14 @@ void snap_over_cell_put(struct snap_over_cell *o);
 const struct snap_cell *snap_next_cell(const struct snap *s, size_t *pos);
 /* Builds one account of s into a (for snap_build and snap_derive): 0, or -1
  * when out of memory. Each membership's values come from mres(s, cell, arg,
- * &out): 0, -1 out of memory, -2 a cell name privd cannot use. */
+ * &out): 0, -1 out of memory, -2 a cell name privd cannot use. memo (NULL:
+ * none) remembers them by the address of the membership's string, so the
+ * strings of every account built with one memo must stay where they are,
+ * unchanged, until it is freed (the full build's, at its end). */
 typedef int (*snap_mres_fn)(struct snap *s, const char *cell, void *arg,
     const struct snap_mres **out);
 int snap_build_account(struct snap *s, const struct snap_in_account *in,
-    struct snap_account *a, snap_mres_fn mres, void *arg);
+    struct snap_account *a, snap_mres_fn mres, void *arg, struct snap_memo *memo);
 /* a->m, room for nm memberships, and a->uid, a copy of uid, in one
  * allocation that a->m owns: a million accounts, a million blocks fewer. */
 int snap_account_alloc(struct snap_account *a, const char *uid, size_t nm);

@@ -153,8 +153,58 @@ the_snapshot_judges_at_its_moment(void **state)
 	cfg_free(c);
 }
 
+/* The mirror hands a cell's memberships over as one string at one address,
+ * which the full build remembers: people sharing a plain value, a dated one
+ * and a bad one each come out as if their strings were their own. */
+static void
+memberships_shared_by_address(void **state)
+{
+	struct cfg *c = fx_cfg();
+	static const char plain[] = "student/undergrad@eng";
+	static const char dated[] = "staff/academic@eng|20000101000000Z|29991231000000Z";
+	static const char ended[] = "staff/academic@eng/cse|-|20000101000000Z";
+	static const char bad[] = "no-at-sign";
+	const char *m1[] = { plain, dated, ended, bad }, *m2[] = { bad, ended, dated, plain };
+	struct snap_in_account in[3] = { { 0 } };
+	struct snap_in_cell ic[2] = { { "student@", NULL, 0 }, { "staff@", NULL, 0 } };
+	const struct snap_account *a;
+	struct snap_input si;
+	struct snap *s;
+	struct err e;
+	int k;
+
+	(void)state;
+	memset(&si, 0, sizeof(si));
+	memset(&e, 0, sizeof(e));
+	in[0].uid = "amy";
+	in[1].uid = "bob";
+	in[2].uid = "cid";
+	in[0].cells = in[1].cells = m1;
+	in[2].cells = m2;
+	in[0].ncells = in[1].ncells = in[2].ncells = 4;
+	si.cells = ic;
+	si.ncells = 2;
+	si.accounts = in;
+	si.naccounts = 3;
+	si.now = SEP1;
+	assert_non_null(s = snap_build(c, &si, &e));
+	for (k = 0; k < 3; k++) {
+		assert_non_null(a = snap_account(s, in[k].uid));
+		/* the plain one and the dated one in force; both dated ones kept */
+		assert_int_equal(a->nm, 2);
+		assert_int_equal(a->ndated, 2);
+		assert_string_equal(a->m[k < 2 ? 0 : 1]->cell, "student/undergrad@eng");
+		assert_string_equal(a->m[k < 2 ? 1 : 0]->cell, "staff/academic@eng");
+	}
+	assert_ptr_equal(snap_account(s, "amy")->m[0], snap_account(s, "cid")->m[1]);
+	assert_int_equal(s->skipped, 3);	/* the bad one, each time */
+	snap_free(s);
+	cfg_free(c);
+}
+
 FX_MAIN("membership",
     cmocka_unit_test(dates_parse),
     cmocka_unit_test(terms_give_their_bounds),
     cmocka_unit_test(encode_split_and_lay_over),
-    cmocka_unit_test(the_snapshot_judges_at_its_moment))
+    cmocka_unit_test(the_snapshot_judges_at_its_moment),
+    cmocka_unit_test(memberships_shared_by_address))
