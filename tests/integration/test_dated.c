@@ -224,6 +224,57 @@ a_move_keeps_the_bounds(void **state)
 	json_decref(j);
 }
 
+/* A person written straight into LDAP, in a sub-tree of the people, with a
+ * plain membership, a dated one in force and one that names no cell: the
+ * follower reads the entry in one pass (mirror.c read_person) and keeps
+ * each as the directory says. */
+static int
+deep_has_both(void)
+{
+	return it_limit_of("deep", "print.pages") == 1000;
+}
+
+static json_int_t want_deep;
+
+static int
+deep_has_want(void)
+{
+	return it_limit_of("deep", "print.pages") == want_deep;
+}
+
+static void
+a_person_read_straight_from_ldap(void **state)
+{
+	json_t *j, *d, *m;
+
+	(void)state;
+	it_ldapmodify("dn: ou=staff,ou=people,dc=example,dc=edu\n"
+	    "changetype: add\nobjectClass: organizationalUnit\nou: staff\n");
+	it_ldapmodify("dn: uid=deep,ou=staff,ou=people,dc=example,dc=edu\n"
+	    "changetype: add\nobjectClass: account\nobjectClass: privAccount\nuid: deep\n"
+	    "privMembership: cn=student/undergrad@eng,ou=cells," BASE "\n"
+	    "privMembership: cn=staff/academic@eng,ou=cells," BASE "\n"
+	    "privMembership: cn=nowhere,ou=elsewhere,dc=example,dc=edu\n"
+	    "privMembershipDates: staff/academic@eng 20000101000000Z 29991231000000Z\n");
+	assert_true(it_within(2000, deep_has_both) >= 0);
+	j = it_get("/v1/accounts/deep/privileges", 200);
+	m = json_object_get(j, "memberships");
+	assert_int_equal(json_array_size(m), 2);
+	d = json_object_get(j, "dated_memberships");
+	assert_int_equal(json_array_size(d), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(d, 0), "cell")),
+	    "staff/academic@eng");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(d, 0), "until")),
+	    "2999-12-31T00:00:00Z");
+	json_decref(j);
+	/* the dated one ends: only the plain one is left */
+	it_ldapmodify("dn: uid=deep,ou=staff,ou=people,dc=example,dc=edu\n"
+	    "changetype: modify\nreplace: privMembershipDates\n"
+	    "privMembershipDates: staff/academic@eng 20000101000000Z 20010101000000Z\n");
+	want_deep = 100;
+	assert_true(it_within(2000, deep_has_want) >= 0);
+}
+
 int
 main(void)
 {
@@ -233,6 +284,7 @@ main(void)
 		cmocka_unit_test(bad_dates_are_named),
 		cmocka_unit_test(privctl_adds_lists_and_purges),
 		cmocka_unit_test(a_move_keeps_the_bounds),
+		cmocka_unit_test(a_person_read_straight_from_ldap),
 	};
 
 	return cmocka_run_group_tests_name("dated", tests, setup, it_group_teardown);
