@@ -324,29 +324,30 @@ static struct mentry *
 pack(struct mentry *t)
 {
 	size_t sz = sizeof(*t) + t->nvals * sizeof(char *) + strlen(t->key) + 1, i;
-	struct mentry *m;
+	const char *few[8], **in = few;	/* each value's interned name, or NULL */
+	struct mentry *m = NULL;
 	char *p;
 
+	if (t->nvals > 8 && (in = malloc(t->nvals * sizeof(*in))) == NULL)
+		goto done;
 	if (t->dn)
 		sz += strlen(t->dn) + 1;
 	for (i = 0; i < t->nvals; i++)
-		if (intern(t, t->vals[i]) == NULL)
+		if ((in[i] = intern(t, t->vals[i])) == NULL)
 			sz += strlen(t->vals[i]) + 1;
-	if ((m = malloc(sz)) == NULL) {
-		mentry_free(t);
-		return NULL;
-	}
+	if ((m = malloc(sz)) == NULL)
+		goto done;
 	*m = *t;
 	m->packed = 1;
 	m->vals = (char **)(m + 1);
 	p = (char *)(m->vals + t->nvals);
 	m->key = put_str(&p, t->key);
 	m->dn = t->dn ? put_str(&p, t->dn) : NULL;
-	for (i = 0; i < t->nvals; i++) {
-		const char *in = m->kind == MK_ACCOUNT ? strmap_get(&names, t->vals[i]) : NULL;
-
-		m->vals[i] = in ? (char *)in : put_str(&p, t->vals[i]);
-	}
+	for (i = 0; i < t->nvals; i++)
+		m->vals[i] = in[i] ? (char *)in[i] : put_str(&p, t->vals[i]);
+done:
+	if (in != few)
+		free(in);
 	mentry_free(t);
 	return m;
 }
