@@ -670,18 +670,6 @@ parse_terms(struct cfgr *x, const yaml_node_t *s)
 }
 
 static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static int
 parse_key(struct cfgr *x, const yaml_node_t *m, struct cfg_key *key)
 {
 	int have_hash = 0;
@@ -699,19 +687,13 @@ parse_key(struct cfgr *x, const yaml_node_t *m, struct cfg_key *key)
 				return cfgr_bad(x, v, "keys.name", "%s: use letters, digits and . _ -", "keys.name");
 		} else if (strcmp(ks, "sha256") == 0) {
 			const char *h = cfgr_str(x, v, "keys.sha256");
-			int i;
 
 			if (h == NULL)
 				return -1;
 			if (strlen(h) != 64)
 				return cfgr_bad(x, v, "keys.sha256", "%s: expected 64 hex digits (privd hash-key prints them)", "keys.sha256");
-			for (i = 0; i < 32; i++) {
-				int hi = hexval(h[2 * i]), lo = hexval(h[2 * i + 1]);
-
-				if (hi < 0 || lo < 0)
-					return cfgr_bad(x, v, "keys.sha256", "%s: expected 64 hex digits", "keys.sha256");
-				key->sha256[i] = (unsigned char)(hi << 4 | lo);
-			}
+			if (hex_decode(h, key->sha256, sizeof(key->sha256)) != 0)
+				return cfgr_bad(x, v, "keys.sha256", "%s: expected 64 hex digits", "keys.sha256");
 			have_hash = 1;
 		} else if (strcmp(ks, "scopes") == 0) {
 			if (!ydoc_is_seq(v))
