@@ -204,7 +204,7 @@ mirror_clear(void)
 	last = NULL;
 }
 
-/* The entry under uuid (hex, as sync.c and the dirty maps hold it). */
+/* The entry under uuid (hex, as the dirty maps hold it). */
 static struct mentry *
 by_uuid(const char *uuid)
 {
@@ -224,13 +224,21 @@ forget(const unsigned char *uuid)
 	mentry_free(m);
 }
 
+/* The entryUUID's bytes as the mirror's key (the first 16, zero-padded). */
+static void
+uuid_key(const struct berval *uuid, unsigned char k[ENTMAP_KEY])
+{
+	memset(k, 0, ENTMAP_KEY);
+	memcpy(k, uuid->bv_val, uuid->bv_len < ENTMAP_KEY ? uuid->bv_len : ENTMAP_KEY);
+}
+
 void
-mirror_forget(const char *uuid)
+mirror_forget(const struct berval *uuid)
 {
 	unsigned char k[ENTMAP_KEY];
 
-	if (hex_decode(uuid, k, sizeof(k)) == 0)
-		forget(k);
+	uuid_key(uuid, k);
+	forget(k);
 }
 
 static int
@@ -506,7 +514,7 @@ fail:
 
 
 int
-mirror_entry(LDAP *ld, LDAPMessage *msg, int people, const char *uuid)
+mirror_entry(LDAP *ld, LDAPMessage *msg, int people, const struct berval *uuid)
 {
 	struct mentry *m = read_entry(ld, msg, people);
 
@@ -514,11 +522,7 @@ mirror_entry(LDAP *ld, LDAPMessage *msg, int people, const char *uuid)
 		mirror_forget(uuid);
 		return 1;
 	}
-	if (hex_decode(uuid, m->uuid, sizeof(m->uuid)) != 0) {
-		log_warn("sync: an entry with a malformed entryUUID '%.40s' left out", uuid);
-		mentry_free(m);
-		return 0;
-	}
+	uuid_key(uuid, m->uuid);
 	return mirror_keep(m);
 }
 

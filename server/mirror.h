@@ -11,13 +11,13 @@ int mirror_init(const struct cfg *c);
 void mirror_free(void);
 /*
  * Keeps what an entry of the privilege subtree (people = 0) or the people
- * says, under its entryUUID (hex); an entry that is no node, cell or person
- * privd follows is forgotten instead. 0 when the mirror holds the same as
- * before (a change of an attribute privd does not follow, such as the
- * entitlements it publishes), else 1.
+ * says, under its entryUUID (the sync state control's bytes); an entry that
+ * is no node, cell or person privd follows is forgotten instead. 0 when the
+ * mirror holds the same as before (a change of an attribute privd does not
+ * follow, such as the entitlements it publishes), else 1.
  */
-int mirror_entry(LDAP *ld, LDAPMessage *msg, int people, const char *uuid);
-void mirror_forget(const char *uuid);
+int mirror_entry(LDAP *ld, LDAPMessage *msg, int people, const struct berval *uuid);
+void mirror_forget(const struct berval *uuid);
 /* Forgets every entry (a new session refreshes them all). */
 void mirror_clear(void);
 /* Builds a snapshot of the mirror and the open change's before-states and

@@ -300,7 +300,7 @@ on_entry(struct follower *f, LDAPMessage *msg, enum stream stream)
 		/* gone when no longer something privd follows (or unreadable);
 		 * the same as before (privd's own entitlement values on a
 		 * person): nothing to build, only the CSN to own up to */
-		if (mirror_entry(f->ld, msg, stream == ST_PEOPLE, key))
+		if (mirror_entry(f->ld, msg, stream == ST_PEOPLE, &uuid))
 			events++;
 		else
 			csn_moved = 1;
@@ -308,7 +308,7 @@ on_entry(struct follower *f, LDAPMessage *msg, enum stream stream)
 	}
 	case LDAP_SYNC_DELETE:
 		events++;
-		mirror_forget(key);
+		mirror_forget(&uuid);
 		pending_forget(key);
 		break;
 	default:
