@@ -157,6 +157,18 @@ acl(const struct cfg *c, const struct dirconf_site *s, int i, char *out, size_t 
 	return 0;
 }
 
+/* How many of the rules acl() prints for this configuration. */
+static int
+acl_count(const struct cfg *c, const struct dirconf_site *s)
+{
+	char a[1024];
+	int k, n = 0;
+
+	for (k = 0; k < NACLS; k++)
+		n += acl(c, s, k, a, sizeof(a)) == 0;
+	return n;
+}
+
 /* What privd's preflight reads of cn=config (the databases' suffixes and
  * indexes), and nothing else: olcRootPW stays unreadable. */
 static void
@@ -224,7 +236,7 @@ print_ldif(const struct cfg *c, const struct dirconf_site *s, FILE *f)
 	    "#    reads only their own usage, ledger and memberships%s; pools' usage\n"
 	    "#    and import records only privd and the administrators; the directory's\n"
 	    "#    own rules still decide every other read\n"
-	    "dn: %s\nchangetype: modify\nadd: olcAccess\n", NACLS - 1 - (c->create_people != 0),
+	    "dn: %s\nchangetype: modify\nadd: olcAccess\n", acl_count(c, s) - 1,
 	    c->ledger_self_read ? "" : " (here: not even those, ledger.self_read: false)",
 	    s->database);
 	for (k = 0, printed = 0; k < NACLS; k++)
