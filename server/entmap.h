@@ -8,6 +8,7 @@
 
 struct entmap {
 	void **slots;		/* the entries; NULL: empty */
+	unsigned char *tags;	/* per slot: 0 empty, else 0x80 | 7 bits of the key's hash */
 	size_t cap;		/* a power of two, or 0 */
 	size_t len;
 	size_t key_off;		/* where an entry's key (ENTMAP_KEY bytes) starts in it */

@@ -25,6 +25,7 @@
 #include "membership.h"
 #include "cfglive.h"
 #include "mirror.h"
+#include "monotime.h"
 #include "path.h"
 #include "period.h"
 #include "pending.h"
@@ -374,7 +375,7 @@ is_attr(const struct berval *a, const char *name)
  * of privd's CPU there. Values point into the message (not terminated).
  */
 static struct mentry *
-read_person(LDAP *ld, LDAPMessage *msg)
+read_person(LDAP *ld, LDAPMessage *msg, char *csn, size_t ncsn)
 {
 	char buf[CELL_MAX_LEN + 1], small[512], *dn = NULL, *mdn = NULL;
 	struct berval dnbv, attr, *vals = NULL;
@@ -412,6 +413,11 @@ read_person(LDAP *ld, LDAPMessage *msg)
 			}
 		} else if (is_attr(&attr, "privMembershipDates"))
 			dates = 1;
+		else if (is_attr(&attr, "entryCSN") && vals != NULL && vals[0].bv_val != NULL &&
+		    vals[0].bv_len < ncsn) {
+			memcpy(csn, vals[0].bv_val, vals[0].bv_len);
+			csn[vals[0].bv_len] = '\0';
+		}
 		ber_memfree(vals);
 		vals = NULL;
 	}
@@ -450,7 +456,7 @@ fail:
 
 /* Reads an entry of the privilege subtree or the people into a mirror entry. */
 static struct mentry *
-read_entry(LDAP *ld, LDAPMessage *msg, int people)
+read_entry(LDAP *ld, LDAPMessage *msg, int people, char *csn, size_t ncsn)
 {
 	char buf[CELL_MAX_LEN + 1];
 	struct berval **vals = NULL;
@@ -459,7 +465,7 @@ read_entry(LDAP *ld, LDAPMessage *msg, int people)
 	size_t i;
 
 	if (people)
-		return read_person(ld, msg);
+		return read_person(ld, msg, csn, ncsn);
 	if ((dn = ldap_get_dn(ld, msg)) == NULL)
 		return NULL;
 	if ((m = calloc(1, sizeof(*m))) == NULL)
@@ -514,9 +520,13 @@ fail:
 
 
 int
-mirror_entry(LDAP *ld, LDAPMessage *msg, int people, const struct berval *uuid)
+mirror_entry(LDAP *ld, LDAPMessage *msg, int people, const struct berval *uuid,
+    char *csn, size_t ncsn)
 {
-	struct mentry *m = read_entry(ld, msg, people);
+	struct mentry *m;
+
+	csn[0] = '\0';
+	m = read_entry(ld, msg, people, csn, ncsn);
 
 	if (m == NULL) {
 		mirror_forget(uuid);
@@ -573,15 +583,16 @@ held_elsewhere(const char **gone, size_t n)
 /* The accounts a full build takes: each person in the mirror as the open
  * change's before-state has them (none it added), then the people it
  * removed; fn on each, stopping at its first nonzero. */
+/* The accounts of mirror slots [lo, hi) in turn, as the open change makes them. */
 static int
-each_account(struct pending_ov *ov, int (*fn)(void *, const struct snap_in_account *),
-    void *arg)
+each_account_in(struct pending_ov *ov, size_t lo, size_t hi,
+    int (*fn)(void *, const struct snap_in_account *), void *arg)
 {
 	struct snap_in_account a;
 	const struct chg_obj *o;
 	size_t i;
 
-	for (i = 0; i < mirror.cap; i++) {
+	for (i = lo; i < hi; i++) {
 		const struct mentry *m = mirror.slots[i];
 		const char **vals;
 		size_t nvals;
@@ -600,6 +611,18 @@ each_account(struct pending_ov *ov, int (*fn)(void *, const struct snap_in_accou
 		if (fn(arg, &a) != 0)
 			return -1;
 	}
+	return 0;
+}
+
+/* The accounts the open change adds, not in the mirror yet. */
+static int
+each_added_account(struct pending_ov *ov, int (*fn)(void *, const struct snap_in_account *),
+    void *arg)
+{
+	struct snap_in_account a;
+	const struct chg_obj *o;
+	size_t i;
+
 	for (i = 0; i < pending_ov_len(ov); i++) {
 		if ((o = pending_ov_unused(ov, i)) == NULL || !o->present || o->kind != CHG_ACCOUNT)
 			continue;
@@ -633,6 +656,60 @@ add_account(void *arg, const struct snap_in_account *a)
 	struct err e;
 
 	return snap_build_add(arg, a, &e);
+}
+
+static int
+lane_account(void *arg, const struct snap_in_account *a)
+{
+	return snap_lane_add(arg, a);
+}
+
+/*
+ * The full build's accounts on two threads, each half of the mirror's
+ * slots on one: a million people took 1.4 s on one core while the other
+ * had nothing to do. Below BUILD_LANES_MIN people a thread is not worth
+ * starting. The mirror is the follower's, which waits here: it does not
+ * change while the lanes read it.
+ */
+#define BUILD_LANES_MIN 20000
+
+struct lane_job {
+	struct pending_ov *ov;
+	size_t lo, hi;
+	struct snap_lane *lane;
+};
+
+static void *
+lane_run(void *arg)
+{
+	struct lane_job *j = arg;
+
+	each_account_in(j->ov, j->lo, j->hi, lane_account, j->lane);
+	return NULL;
+}
+
+static int
+add_accounts(struct pending_ov *ov, struct snap_builder *b, const struct counts *half,
+    struct err *e)
+{
+	struct snap_lane lanes[2];
+	struct lane_job job;
+	size_t counts[2] = { half[0].accounts, half[1].accounts }, mid = mirror.cap / 2;
+	pthread_t t;
+	int threaded;
+
+	if (counts[0] + counts[1] < BUILD_LANES_MIN)
+		return each_account_in(ov, 0, mirror.cap, add_account, b);
+	if (snap_build_lanes(b, lanes, 2, counts, e) != 0)
+		return -1;
+	job = (struct lane_job){ ov, mid, mirror.cap, &lanes[1] };
+	threaded = pthread_create(&t, NULL, lane_run, &job) == 0;
+	each_account_in(ov, 0, mid, lane_account, &lanes[0]);
+	if (threaded)
+		pthread_join(t, NULL);
+	else
+		lane_run(&job);
+	return snap_build_join(b, lanes, 2, e);
 }
 
 /*
@@ -724,7 +801,7 @@ mirror_publish(void)
 	struct snap_in_cell *cells = NULL;
 	struct snap_in_cell *printers = NULL;
 	struct snap_builder b;
-	struct counts cnt = { 0, 0 };
+	struct counts half[2] = { { 0, 0 }, { 0, 0 } }, added = { 0, 0 };
 	const char **reasons = NULL, **orgs = NULL;
 	struct timespec t0, t1;
 	struct snap *s;
@@ -754,7 +831,7 @@ mirror_publish(void)
 		size_t nvals;
 
 		if (m == NULL || m->kind == MK_ACCOUNT)
-			continue;	/* each_account */
+			continue;	/* each_account_in */
 		vals = (const char **)m->vals;
 		nvals = m->nvals;
 		if ((o = pending_ov_get(&ov, kinds[m->kind], m->key)) != NULL) {
@@ -799,7 +876,7 @@ mirror_publish(void)
 			cells[in.ncells++].ngrants = o->nvals;
 			break;
 		case CHG_ACCOUNT:
-			break;	/* each_account */
+			break;	/* each_added_account */
 		case CHG_PRINTER:
 			printers[in.nprinters].name = o->key;
 			printers[in.nprinters].grants = (const char **)o->vals;
@@ -813,12 +890,16 @@ mirror_publish(void)
 	in.printers = printers;
 	/* the accounts straight from the mirror, not through an array; the
 	 * terms in force (a reload changes them) date the memberships */
-	if (each_account(&ov, count_account, &cnt) != 0 ||
-	    snap_build_start(&b, cfglive_get() ? cfglive_get() : cfg, &in, cnt.accounts,
-	    cnt.memberships, &e) != 0)
+	each_account_in(&ov, 0, mirror.cap / 2, count_account, &half[0]);
+	each_account_in(&ov, mirror.cap / 2, mirror.cap, count_account, &half[1]);
+	each_added_account(&ov, count_account, &added);
+	if (snap_build_start(&b, cfglive_get() ? cfglive_get() : cfg, &in,
+	    half[0].accounts + half[1].accounts + added.accounts,
+	    half[0].memberships + half[1].memberships + added.memberships, &e) != 0)
 		goto fail;
-	if (each_account(&ov, add_account, &b) != 0)
-		goto fail;	/* add freed the build */
+	if (add_accounts(&ov, &b, half, &e) != 0 ||
+	    each_added_account(&ov, add_account, &b) != 0)
+		goto fail;	/* add and join free the build */
 	if ((s = snap_build_finish(&b, &e)) == NULL)
 		goto fail;
 	snap_publish(s);
@@ -829,8 +910,8 @@ mirror_publish(void)
 	atomic_fetch_add(&built, 1);
 	full = 1;
 	log_debug("sync: snapshot %llu: %zu reasons, %zu organisations, %zu cells, "
-	    "%zu accounts", (unsigned long long)s->gen, in.nreasons, in.norgs,
-	    in.ncells, s->ncore);
+	    "%zu accounts in %lld ms", (unsigned long long)s->gen, in.nreasons, in.norgs,
+	    in.ncells, s->ncore, monotime_ms() - ((long long)t0.tv_sec * 1000 + t0.tv_nsec / 1000000));
 timed:
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	atomic_store(&build_usec, (t1.tv_sec - t0.tv_sec) * 1000000L +

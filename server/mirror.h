@@ -14,9 +14,12 @@ void mirror_free(void);
  * says, under its entryUUID (the sync state control's bytes); an entry that
  * is no node, cell or person privd follows is forgotten instead. 0 when the
  * mirror holds the same as before (a change of an attribute privd does not
- * follow, such as the entitlements it publishes), else 1.
+ * follow, such as the entitlements it publishes), else 1. A person's
+ * entryCSN, met on the way, goes to csn (ncsn bytes); csn is "" when it was
+ * not met (the follower then reads it itself).
  */
-int mirror_entry(LDAP *ld, LDAPMessage *msg, int people, const struct berval *uuid);
+int mirror_entry(LDAP *ld, LDAPMessage *msg, int people, const struct berval *uuid,
+    char *csn, size_t ncsn);
 void mirror_forget(const struct berval *uuid);
 /* Forgets every entry (a new session refreshes them all). */
 void mirror_clear(void);

@@ -4,6 +4,7 @@
  * memberships resolved (resolve.c) once per distinct membership.
  */
 #include <ctype.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -105,24 +106,33 @@ snap_build_cell(struct snap *s, const struct snap_in_cell *in, struct snap_cell 
 	return 0;
 }
 
-/* The membership cell's values in s->mres, resolved when new (a full
- * build: arg is the capacity of s->mres). */
+/*
+ * The membership cell's values in s->mres, resolved when new (a full
+ * build: arg is its builder). Lanes call this at once: the cell takes its
+ * slot under the builder's lock and is resolved outside it, since the
+ * other lane only keeps the address until the build ends.
+ */
 static int
 mres_slot(struct snap *s, const char *cell, void *arg, const struct snap_mres **out)
 {
 	char reason[PATH_MAX_LEN + 1], org[PATH_MAX_LEN + 1];
-	void *v = strmap_get(&s->mres_by_cell, cell);
-	size_t cap = *(const size_t *)arg;
+	struct snap_builder *b = arg;
 	struct snap_mres *m;
+	void *v;
+	int failed;
 
-	if (v != NULL) {
+	pthread_mutex_lock(&b->lock);
+	if ((v = strmap_get(&s->mres_by_cell, cell)) != NULL) {
+		pthread_mutex_unlock(&b->lock);
 		*out = &s->mres[snap_val_idx(v)];
 		return 0;
 	}
-	if (cell_split(cell, reason, org, NULL) != 0)
+	if (cell_split(cell, reason, org, NULL) != 0) {
+		pthread_mutex_unlock(&b->lock);
 		return -2;
-	if (s->nmres >= cap)
-		return -1;
+	}
+	if (s->nmres >= b->nmres)
+		goto fail;
 	m = &s->mres[s->nmres];
 	v = strmap_get(&s->reason_idx, reason);
 	m->reason = v ? (uint32_t)snap_val_idx(v) : SNAP_NOIDX;
@@ -130,14 +140,21 @@ mres_slot(struct snap *s, const char *cell, void *arg, const struct snap_mres **
 	m->org = v ? (uint32_t)snap_val_idx(v) : SNAP_NOIDX;
 	if ((m->cell = strdup(cell)) == NULL ||
 	    (m->pv = calloc(s->cfg->nprivs, sizeof(*m->pv))) == NULL)
-		return -1;
-	if (resolve_membership(s, reason, org, m->pv) != 0)
-		return -1;
-	if (put(&s->mres_by_cell, m->cell, snap_idx_val(s->nmres)) != 0)
-		return -1;
+		goto fail_slot;
+	strmap_put(&s->mres_by_cell, m->cell, snap_idx_val(s->nmres), &failed);
+	if (failed)
+		goto fail_slot;
 	s->nmres++;
+	pthread_mutex_unlock(&b->lock);
 	*out = m;
-	return 0;
+	return resolve_membership(s, reason, org, m->pv);
+fail_slot:
+	free(m->cell);
+	free(m->pv);
+	memset(m, 0, sizeof(*m));
+fail:
+	pthread_mutex_unlock(&b->lock);
+	return -1;
 }
 
 /*
@@ -222,10 +239,19 @@ memo_free(struct snap_memo *mc)
 	free(mc);
 }
 
+void
+snap_tally_add(struct snap *s, const struct snap_tally *t)
+{
+	s->skipped += t->skipped;
+	if (t->next_change != 0 && (s->next_change == 0 || t->next_change < s->next_change))
+		s->next_change = t->next_change;
+}
+
 int
 snap_build_account(struct snap *s, const struct snap_in_account *in,
-    struct snap_account *a, snap_mres_fn mres, void *arg, struct snap_memo *memo)
+    struct snap_account *a, snap_mres_fn mres, void *arg, struct snap_tally *t)
 {
+	struct snap_memo *memo = t->memo;
 	size_t i;
 
 	if (snap_account_alloc(a, in->uid, in->ncells) != 0 ||
@@ -251,7 +277,7 @@ snap_build_account(struct snap *s, const struct snap_in_account *in,
 		if (membership_split(in->cells[i], cell, sizeof(cell), &from, &until) != 0) {
 			log_warn("snapshot: account %s: skipping membership '%.80s'", in->uid,
 			    in->cells[i]);
-			s->skipped++;
+			t->skipped++;
 			continue;
 		}
 		if (from != 0 || until != 0) {
@@ -264,10 +290,10 @@ snap_build_account(struct snap *s, const struct snap_in_account *in,
 				return -1;
 			a->ndated++;
 			/* the next moment the model changes by itself */
-			if (from > s->now && (s->next_change == 0 || from < s->next_change))
-				s->next_change = from;
-			if (until > s->now && (s->next_change == 0 || until < s->next_change))
-				s->next_change = until;
+			if (from > s->now && (t->next_change == 0 || from < t->next_change))
+				t->next_change = from;
+			if (until > s->now && (t->next_change == 0 || until < t->next_change))
+				t->next_change = until;
 			if (!membership_in_force(from, until, s->now))
 				continue;
 		}
@@ -276,7 +302,7 @@ snap_build_account(struct snap *s, const struct snap_in_account *in,
 		if (rc == -2) {
 			log_warn("snapshot: account %s: skipping membership '%.80s'",
 			    in->uid, in->cells[i]);
-			s->skipped++;
+			t->skipped++;
 			continue;
 		}
 		if (from == 0 && until == 0)
@@ -377,10 +403,10 @@ snap_build_start(struct snap_builder *b, const struct cfg *c, const struct snap_
 	size_t i;
 	int rc;
 
-	b->s = NULL;
+	memset(b, 0, sizeof(*b));
 	b->naccounts = naccounts;
 	b->nmres = nmemberships;
-	b->memo = NULL;
+	pthread_mutex_init(&b->lock, NULL);
 
 	if ((s = calloc(1, sizeof(*s))) == NULL ||
 	    (s->core_refs = malloc(sizeof(*s->core_refs))) == NULL)
@@ -459,13 +485,25 @@ snap_build_start(struct snap_builder *b, const struct cfg *c, const struct snap_
 	if (uidx_init(&s->account_by_uid, naccounts) != 0 ||
 	    (s->core = calloc(naccounts ? naccounts : 1, sizeof(*s->core))) == NULL ||
 	    (s->answers = calloc(naccounts ? naccounts : 1, sizeof(*s->answers))) == NULL ||
-	    (b->memo = calloc(1, sizeof(*b->memo))) == NULL)
+	    (b->tally.memo = calloc(1, sizeof(*b->tally.memo))) == NULL)
 		goto fail;
 	b->s = s;
 	return 0;
 fail:
 	snap_free(s);
+	pthread_mutex_destroy(&b->lock);
 	return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory building the snapshot");
+}
+
+/* The builder's own memory, the build aside. */
+static void
+builder_clear(struct snap_builder *b)
+{
+	memo_free(b->tally.memo);
+	b->tally.memo = NULL;
+	free(b->dropped);
+	b->dropped = NULL;
+	pthread_mutex_destroy(&b->lock);
 }
 
 static int
@@ -473,8 +511,7 @@ build_fail(struct snap_builder *b, struct err *e, const char *why)
 {
 	snap_free(b->s);
 	b->s = NULL;
-	memo_free(b->memo);
-	b->memo = NULL;
+	builder_clear(b);
 	return err_set(e, ERR_INTERNAL, 0, NULL, "%s", why);
 }
 
@@ -484,18 +521,134 @@ snap_build_add(struct snap_builder *b, const struct snap_in_account *in, struct 
 	struct snap *s = b->s;
 	struct snap_account *a;
 
-	if (snap_account(s, in->uid) != NULL) {
-		log_warn("snapshot: uid %s appears on two entries; keeping the first", in->uid);
-		s->skipped++;
-		return 0;
-	}
 	/* the counts start was given are the room there is */
 	if (s->ncore >= b->naccounts)
 		return build_fail(b, e, "snapshot: more accounts than counted");
-	a = &s->core[s->ncore++];
-	if (snap_build_account(s, in, a, mres_slot, &b->nmres, b->memo) != 0 ||
-	    uidx_put(&s->account_by_uid, snap_account_key(a), (uint32_t)(a - s->core)) != 0)
+	/* built before it is known to be a second entry of its uid, as the
+	 * lanes do (where what it met is counted before that is known) */
+	a = &s->core[s->ncore];
+	if (snap_build_account(s, in, a, mres_slot, b, &b->tally) != 0) {
+		s->ncore++;	/* freed with the build */
 		return build_fail(b, e, "out of memory building the snapshot");
+	}
+	if (snap_core_account(s, snap_account_key(a)) != NULL) {
+		log_warn("snapshot: uid %s appears on two entries; keeping the first", in->uid);
+		b->tally.skipped++;
+		snap_account_clear(a);
+		return 0;
+	}
+	if (uidx_put(&s->account_by_uid, snap_account_key(a), (uint32_t)s->ncore++) != 0)
+		return build_fail(b, e, "out of memory building the snapshot");
+	return 0;
+}
+
+static const char *
+core_key(const void *arg, uint32_t i)
+{
+	return snap_account_key(&((const struct snap *)arg)->core[i]);
+}
+
+int
+snap_build_lanes(struct snap_builder *b, struct snap_lane *lanes, size_t n,
+    const size_t *counts, struct err *e)
+{
+	size_t at = b->s->ncore, k;
+
+	memset(lanes, 0, n * sizeof(*lanes));
+	for (k = 0; k < n; k++) {
+		lanes[k].b = b;
+		lanes[k].start = lanes[k].next = at;
+		lanes[k].end = at += counts[k];
+		if ((lanes[k].tally.memo = calloc(1, sizeof(*lanes[k].tally.memo))) == NULL)
+			goto fail;
+	}
+	if (at > b->naccounts) {
+		for (k = 0; k < n; k++)
+			memo_free(lanes[k].tally.memo);
+		return build_fail(b, e, "snapshot: more accounts than counted");
+	}
+	if ((b->dropped = calloc(b->naccounts ? b->naccounts : 1, sizeof(*b->dropped))) == NULL)
+		goto fail;
+	return 0;
+fail:
+	for (k = 0; k < n; k++)
+		memo_free(lanes[k].tally.memo);
+	return build_fail(b, e, "out of memory building the snapshot");
+}
+
+int
+snap_lane_add(struct snap_lane *l, const struct snap_in_account *in)
+{
+	struct snap *s = l->b->s;
+	struct snap_account *a;
+	long at;
+
+	if (l->failed || l->next >= l->end) {
+		l->failed = 1;
+		return -1;
+	}
+	a = &s->core[l->next];
+	if (snap_build_account(s, in, a, mres_slot, l->b, &l->tally) != 0 ||
+	    (at = uidx_add(&s->account_by_uid, snap_account_key(a), (uint32_t)l->next,
+	    core_key, s)) < 0) {
+		l->next++;	/* join frees what a holds */
+		l->failed = 1;
+		return -1;
+	}
+	if ((size_t)at != l->next) {
+		size_t out = (size_t)at > l->next ? (size_t)at : l->next;
+
+		log_warn("snapshot: uid %s appears on two entries; keeping the first", in->uid);
+		atomic_store(&l->b->dropped[out], 1);
+		l->tally.skipped++;
+	}
+	l->next++;
+	return 0;
+}
+
+int
+snap_build_join(struct snap_builder *b, struct snap_lane *lanes, size_t n, struct err *e)
+{
+	struct snap *s = b->s;
+	size_t k, i, w = s->ncore;
+	int failed = 0, moved = 0;
+
+	for (k = 0; k < n; k++) {
+		snap_tally_add(s, &lanes[k].tally);
+		memo_free(lanes[k].tally.memo);
+		lanes[k].tally.memo = NULL;
+		failed |= lanes[k].failed;
+	}
+	if (failed) {
+		/* every account the lanes began, freed with the build */
+		s->ncore = lanes[n - 1].end;
+		return build_fail(b, e, "out of memory building the snapshot");
+	}
+	/* lanes fill their room in order: the accounts left out leave gaps */
+	for (k = 0; k < n; k++)
+		for (i = lanes[k].start; i < lanes[k].next; i++) {
+			if (atomic_load(&b->dropped[i])) {
+				snap_account_clear(&s->core[i]);
+				moved = 1;
+				continue;
+			}
+			if (w != i) {
+				s->core[w] = s->core[i];
+				memset(&s->core[i], 0, sizeof(s->core[i]));
+				moved = 1;
+			}
+			w++;
+		}
+	s->ncore = w;
+	free(b->dropped);
+	b->dropped = NULL;
+	if (moved) {
+		uidx_clear(&s->account_by_uid);
+		for (i = 0; i < s->ncore; i++)
+			if (uidx_put(&s->account_by_uid, snap_account_key(&s->core[i]),
+			    (uint32_t)i) != 0)
+				return build_fail(b, e, "out of memory building the snapshot");
+	}
 	return 0;
 }
 
@@ -505,8 +658,8 @@ snap_build_finish(struct snap_builder *b, struct err *e)
 	struct snap *s = b->s;
 
 	b->s = NULL;
-	memo_free(b->memo);
-	b->memo = NULL;
+	snap_tally_add(s, &b->tally);
+	builder_clear(b);
 	s->naccounts = s->ncore;
 	if (index_members(s) != 0) {
 		snap_free(s);

@@ -542,6 +542,7 @@ struct snap *
 snap_derive(const struct snap *old, const struct snap_change *ch, struct err *e)
 {
 	size_t words = (old->ncore + 63) / 64, i;
+	struct snap_tally tally = { NULL, 0, 0 };
 	struct snap_over *o = NULL;
 	struct snap *s;
 
@@ -604,11 +605,12 @@ snap_derive(const struct snap *old, const struct snap_change *ch, struct err *e)
 			goto fail;
 		atomic_init(&o->refs, 1);
 		o->a.over = o;
-		if (snap_build_account(s, &ch->set[i], &o->a, over_mres, NULL, NULL) != 0 ||
+		if (snap_build_account(s, &ch->set[i], &o->a, over_mres, NULL, &tally) != 0 ||
 		    replace(s, snap_account_key(&o->a), o) != 0)
 			goto fail;
 		o = NULL;
 	}
+	snap_tally_add(s, &tally);
 	if (s->over.len > SNAP_OVER_MAX) {
 		snap_free(s);
 		err_set(e, ERR_CONFLICT, 0, NULL, "more than %d accounts changed", SNAP_OVER_MAX);

@@ -2,6 +2,7 @@
 #ifndef PRIVD_SNAPSHOT_H
 #define PRIVD_SNAPSHOT_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -210,15 +211,44 @@ struct snap *snap_build(const struct cfg *c, const struct snap_input *in,
  * account beyond the room counted is one.
  */
 struct snap_memo;
+/* What building accounts met, kept apart per thread and added up at the
+ * end: memberships by address (NULL: none kept), entries left out, the
+ * next moment a dated membership starts or ends (0: none). */
+struct snap_tally {
+	struct snap_memo *memo;
+	size_t skipped;
+	time_t next_change;
+};
 struct snap_builder {
 	struct snap *s;
 	size_t naccounts;	/* room in s->core */
 	size_t nmres;		/* room in s->mres */
-	struct snap_memo *memo;	/* memberships met so far, by address */
+	struct snap_tally tally;	/* snap_build_add's */
+	pthread_mutex_t lock;	/* s->mres and mres_by_cell, while lanes add */
+	_Atomic unsigned char *dropped;	/* per core account, while lanes add */
 };
 int snap_build_start(struct snap_builder *b, const struct cfg *c, const struct snap_input *in,
     size_t naccounts, size_t nmemberships, struct err *e);
 int snap_build_add(struct snap_builder *b, const struct snap_in_account *a, struct err *e);
+/*
+ * Accounts added by several threads at once: lane k takes the next counts[k]
+ * accounts' room in s->core, after lane k-1's, and is given its accounts
+ * in the order snap_build_add would have been (each lane by one thread,
+ * snap_lane_add). Join adds up what they met and closes the gaps that
+ * accounts left out (a uid twice) leave; then snap_build_add and finish
+ * as before. A uid on two entries keeps the one earlier in that order, as
+ * snap_build_add does. On an error join frees the build.
+ */
+struct snap_lane {
+	struct snap_builder *b;
+	size_t start, next, end;	/* its room in s->core */
+	struct snap_tally tally;
+	int failed;
+};
+int snap_build_lanes(struct snap_builder *b, struct snap_lane *lanes, size_t n,
+    const size_t *counts, struct err *e);
+int snap_lane_add(struct snap_lane *l, const struct snap_in_account *a);
+int snap_build_join(struct snap_builder *b, struct snap_lane *lanes, size_t n, struct err *e);
 struct snap *snap_build_finish(struct snap_builder *b, struct err *e);
 /*
  * What changed since a snapshot: people and cells as given (new or
@@ -265,14 +295,17 @@ void snap_over_cell_put(struct snap_over_cell *o);
 const struct snap_cell *snap_next_cell(const struct snap *s, size_t *pos);
 /* Builds one account of s into a (for snap_build and snap_derive): 0, or -1
  * when out of memory. Each membership's values come from mres(s, cell, arg,
- * &out): 0, -1 out of memory, -2 a cell name privd cannot use. memo (NULL:
- * none) remembers them by the address of the membership's string, so the
- * strings of every account built with one memo must stay where they are,
- * unchanged, until it is freed (the full build's, at its end). */
+ * &out): 0, -1 out of memory, -2 a cell name privd cannot use. t->memo
+ * (NULL: none) remembers them by the address of the membership's string, so
+ * the strings of every account built with one memo must stay where they
+ * are, unchanged, until it is freed (the full build's, at its end); what
+ * is left out and the next dated moment are counted in t, not s. */
 typedef int (*snap_mres_fn)(struct snap *s, const char *cell, void *arg,
     const struct snap_mres **out);
 int snap_build_account(struct snap *s, const struct snap_in_account *in,
-    struct snap_account *a, snap_mres_fn mres, void *arg, struct snap_memo *memo);
+    struct snap_account *a, snap_mres_fn mres, void *arg, struct snap_tally *t);
+/* t's counts into s: what a build's accounts met. */
+void snap_tally_add(struct snap *s, const struct snap_tally *t);
 /* a->m, room for nm memberships, and a->uid, a copy of uid, in one
  * allocation that a->m owns: a million accounts, a million blocks fewer. */
 int snap_account_alloc(struct snap_account *a, const char *uid, size_t nm);

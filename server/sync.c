@@ -54,6 +54,7 @@ struct follower {
 
 static const struct cfg *cfg;
 static pthread_t thread;
+static long long session_t0;	/* when this session's searches began (debug lines) */
 static atomic_int stopping;
 static atomic_int rebuild;	/* sync_rebuild: a new snapshot wanted */
 static atomic_long beat;	/* sync_beat_ms: the loop's last turn */
@@ -257,8 +258,9 @@ on_entry(struct follower *f, LDAPMessage *msg, enum stream stream)
 	struct berval uuid = { 0, NULL }, cookie = { 0, NULL };
 	BerElement *ber = NULL;
 	ber_len_t len;
-	char key[33];
+	char key[33], csn[CSN_MAX];
 	ber_int_t st = -1;
+	int rc;
 
 	if (ldap_get_entry_controls(f->ld, msg, &ctrls) != LDAP_SUCCESS ||
 	    (sc = ldap_control_find(LDAP_CONTROL_SYNC_STATE, ctrls, NULL)) == NULL) {
@@ -281,7 +283,9 @@ on_entry(struct follower *f, LDAPMessage *msg, enum stream stream)
 			usage_forget(key);
 		goto done;
 	}
-	note_entry_csn(f, msg);
+	/* a person's entryCSN comes with the rest of the entry (mirror_entry) */
+	if (stream != ST_PEOPLE || (st != LDAP_SYNC_ADD && st != LDAP_SYNC_MODIFY))
+		note_entry_csn(f, msg);
 	switch (st) {
 	case LDAP_SYNC_ADD:
 	case LDAP_SYNC_MODIFY: {
@@ -300,7 +304,12 @@ on_entry(struct follower *f, LDAPMessage *msg, enum stream stream)
 		/* gone when no longer something privd follows (or unreadable);
 		 * the same as before (privd's own entitlement values on a
 		 * person): nothing to build, only the CSN to own up to */
-		if (mirror_entry(f->ld, msg, stream == ST_PEOPLE, &uuid))
+		rc = mirror_entry(f->ld, msg, stream == ST_PEOPLE, &uuid, csn, sizeof(csn));
+		if (stream == ST_PEOPLE && csn[0] == '\0')
+			note_entry_csn(f, msg);
+		else if (stream == ST_PEOPLE && strcmp(csn, f->csn) > 0)
+			memcpy(f->csn, csn, sizeof(csn));
+		if (rc)
 			events++;
 		else
 			csn_moved = 1;
@@ -354,6 +363,9 @@ on_intermediate(struct follower *f, LDAPMessage *msg)
 		if (ber_peek_tag(ber, &len) == LDAP_TAG_REFRESHDONE &&
 		    ber_scanf(ber, "b", &done) == LBER_ERROR)
 			goto out;
+		if (done && !f->refreshed)
+			log_debug("sync: %s refreshed %lld ms after the searches began", f->what,
+			    monotime_ms() - session_t0);
 		if (done)
 			f->refreshed = 1;
 		events++;
@@ -598,6 +610,7 @@ follow(void)
 	    cfg->uid_attr);
 
 	strmap_init(&usage_ids);
+	session_t0 = monotime_ms();
 	/* usage on the base, not ou=usage: the base always exists */
 	if (begin(&fp, cfg->base_dn, "(|(objectClass=privReason)(objectClass=privOrganisation)"
 	    "(objectClass=privCell)(objectClass=privImport)(objectClass=privPrinter))",
