@@ -48,8 +48,11 @@ build_paths(char ***out, size_t *nout, struct strmap *idx, const char **in,
 	return 0;
 }
 
-int
-snap_build_cell(struct snap *s, const struct snap_in_cell *in, struct snap_cell *c)
+/* snap_build_cell, the grants it leaves out counted in *bad (not in s, so
+ * that two threads can build cells of one snapshot) */
+static int
+build_cell(const struct snap *s, const struct snap_in_cell *in, struct snap_cell *c,
+    size_t *bad)
 {
 	char reason[PATH_MAX_LEN + 1], org[PATH_MAX_LEN + 1];
 	struct err e;
@@ -86,7 +89,7 @@ snap_build_cell(struct snap *s, const struct snap_in_cell *in, struct snap_cell 
 				return -1;
 			log_warn("snapshot: cell %s: skipping grant '%.80s': %s",
 			    in->name, in->grants[i], e.msg);
-			s->skipped++;
+			(*bad)++;
 			continue;
 		}
 		/* a pool's limit is no grant: resolution never sees it */
@@ -104,6 +107,94 @@ snap_build_cell(struct snap *s, const struct snap_in_cell *in, struct snap_cell 
 			c->pools = p;
 	}
 	return 0;
+}
+
+int
+snap_build_cell(struct snap *s, const struct snap_in_cell *in, struct snap_cell *c)
+{
+	size_t bad = 0;
+	int rc = build_cell(s, in, c, &bad);
+
+	s->skipped += bad;
+	return rc;
+}
+
+/*
+ * The full build's cells: built on two threads when there are many
+ * (100,000 took 0.2 s on one core while the other waited), then kept in
+ * their order, a name twice keeping its first as before.
+ */
+#define CELL_LANES_MIN 5000
+
+struct cell_job {
+	const struct snap *s;
+	const struct snap_in_cell *in;
+	struct snap_cell *out;
+	int *rc;
+	size_t *bad;
+	size_t lo, hi;
+};
+
+static void *
+cell_run(void *arg)
+{
+	struct cell_job *j = arg;
+	size_t i;
+
+	for (i = j->lo; i < j->hi; i++)
+		j->rc[i] = build_cell(j->s, &j->in[i], &j->out[i], &j->bad[i]);
+	return NULL;
+}
+
+static int
+build_cells(struct snap *s, const struct snap_input *in)
+{
+	size_t n = in->ncells, i;
+	struct snap_cell *built = calloc(n ? n : 1, sizeof(*built));
+	size_t *bad = calloc(n ? n : 1, sizeof(*bad));
+	int *rc = calloc(n ? n : 1, sizeof(*rc)), ret = 0, threaded = 0;
+	struct cell_job jobs[2];
+	pthread_t t;
+
+	if (built == NULL || bad == NULL || rc == NULL) {
+		ret = -1;
+		goto done;
+	}
+	jobs[0] = (struct cell_job){ s, in->cells, built, rc, bad, 0, n / 2 };
+	jobs[1] = (struct cell_job){ s, in->cells, built, rc, bad, n / 2, n };
+	if (n >= CELL_LANES_MIN)
+		threaded = pthread_create(&t, NULL, cell_run, &jobs[1]) == 0;
+	cell_run(&jobs[0]);
+	if (threaded)
+		pthread_join(t, NULL);
+	else
+		cell_run(&jobs[1]);
+	for (i = 0; i < n; i++) {
+		struct snap_cell *c = &s->core_cells[s->ncore_cells];
+		int failed;
+
+		if (ret != 0 || rc[i] < 0) {
+			ret = -1;
+			snap_cell_clear(&built[i]);
+			continue;
+		}
+		if (rc[i] > 0 || strmap_get(&s->cell_by_name, built[i].name) != NULL) {
+			snap_cell_clear(&built[i]);
+			s->skipped++;
+			continue;
+		}
+		*c = built[i];
+		s->ncore_cells++;	/* so snap_free sees it */
+		s->skipped += bad[i];
+		strmap_put(&s->cell_by_name, c->name, c, &failed);
+		if (failed)
+			ret = -1;
+	}
+done:
+	free(built);
+	free(bad);
+	free(rc);
+	return ret;
 }
 
 /*
@@ -401,7 +492,6 @@ snap_build_start(struct snap_builder *b, const struct cfg *c, const struct snap_
 {
 	struct snap *s;
 	size_t i;
-	int rc;
 
 	memset(b, 0, sizeof(*b));
 	b->naccounts = naccounts;
@@ -448,27 +538,8 @@ snap_build_start(struct snap_builder *b, const struct cfg *c, const struct snap_
 
 	if ((s->core_cells = calloc(in->ncells ? in->ncells : 1, sizeof(*s->core_cells))) == NULL)
 		goto fail;
-	for (i = 0; i < in->ncells; i++) {
-		struct snap_cell *cell = &s->core_cells[s->ncore_cells];
-
-		if (strmap_get(&s->cell_by_name, in->cells[i].name) != NULL) {
-			s->skipped++;
-			continue;
-		}
-		if ((rc = snap_build_cell(s, &in->cells[i], cell)) < 0) {
-			s->ncore_cells++;	/* so snap_free sees it */
-			goto fail;
-		}
-		if (rc > 0) {
-			s->skipped++;
-			continue;
-		}
-		if (put(&s->cell_by_name, cell->name, cell) != 0) {
-			s->ncore_cells++;
-			goto fail;
-		}
-		s->ncore_cells++;
-	}
+	if (build_cells(s, in) != 0)
+		goto fail;
 	s->ncells = s->ncore_cells;
 	/* the cells that hold pools, for pool.c's lookups */
 	if ((s->pooled = calloc(s->ncells ? s->ncells : 1, sizeof(*s->pooled))) == NULL)

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include <lber.h>
@@ -194,30 +195,6 @@ usage_ids_clear(void)
 
 static atomic_ullong usage_bytes, usage_msgs;
 
-/* The bytes of an entry's DN, attribute names and values: what the usage
- * stream carries per change, for /metrics (it must not grow with the ledger). */
-static void
-count_bytes(LDAP *ld, LDAPMessage *msg, const char *dn)
-{
-	unsigned long long n = strlen(dn);
-	BerElement *ber = NULL;
-	char *a;
-
-	for (a = ldap_first_attribute(ld, msg, &ber); a; a = ldap_next_attribute(ld, msg, ber)) {
-		struct berval **v = ldap_get_values_len(ld, msg, a);
-		size_t i;
-
-		n += strlen(a);
-		for (i = 0; v && v[i]; i++)
-			n += v[i]->bv_len;
-		ldap_value_free_len(v);
-		ldap_memfree(a);
-	}
-	ber_free(ber, 0);
-	atomic_fetch_add(&usage_bytes, n);
-	atomic_fetch_add(&usage_msgs, 1);
-}
-
 void
 sync_usage_traffic(unsigned long long *bytes, unsigned long long *entries)
 {
@@ -225,31 +202,95 @@ sync_usage_traffic(unsigned long long *bytes, unsigned long long *entries)
 	*entries = atomic_load(&usage_msgs);
 }
 
+/* Whether attribute description a is name (no options: privd asks for none). */
+static int
+is_attr(const struct berval *a, const char *name)
+{
+	return a->bv_len == strlen(name) && strncasecmp(a->bv_val, name, a->bv_len) == 0;
+}
+
+/* A counter's value; 0 when it is no number, as a missing one. */
+static long long
+value_ll(const struct berval *v)
+{
+	char buf[32];
+
+	if (v->bv_len >= sizeof(buf))
+		return 0;
+	memcpy(buf, v->bv_val, v->bv_len);
+	buf[v->bv_len] = '\0';
+	return strtoll(buf, NULL, 10);
+}
+
+/*
+ * A usage entry's DN (*dn, malloc'd), counters and CSN in one pass over
+ * the message, counting the bytes of its DN, attribute names and values:
+ * what the usage stream carries per change, for /metrics (it must not grow
+ * with the ledger). Asking for each attribute in turn scans the entry from
+ * its start every time: 100,000 usage entries took a third of a second.
+ */
+static int
+read_usage(LDAP *ld, LDAPMessage *msg, char **dn, struct usage_val *v)
+{
+	BerElement *ber = NULL;
+	struct berval dnbv, attr, *vals = NULL;
+	unsigned long long bytes;
+	size_t i;
+
+	if (ldap_get_dn_ber(ld, msg, &ber, &dnbv) != LDAP_SUCCESS || ber == NULL ||
+	    (*dn = strndup(dnbv.bv_val, dnbv.bv_len)) == NULL) {
+		if (ber != NULL)
+			ber_free(ber, 0);
+		return -1;
+	}
+	bytes = dnbv.bv_len;
+	while (ldap_get_attribute_ber(ld, msg, ber, &attr, &vals) == LDAP_SUCCESS &&
+	    attr.bv_val != NULL) {
+		bytes += attr.bv_len;
+		for (i = 0; vals != NULL && vals[i].bv_val != NULL; i++)
+			bytes += vals[i].bv_len;
+		if (vals != NULL && vals[0].bv_val != NULL) {
+			if (is_attr(&attr, "privUsed"))
+				v->used = value_ll(&vals[0]);
+			else if (is_attr(&attr, "privCredit"))
+				v->credit = value_ll(&vals[0]);
+			else if (is_attr(&attr, "privHeld"))
+				v->held = value_ll(&vals[0]);
+			else if (is_attr(&attr, "privSegments"))
+				v->segments = value_ll(&vals[0]);
+			else if (is_attr(&attr, "entryCSN") && vals[0].bv_len < sizeof(v->csn)) {
+				memcpy(v->csn, vals[0].bv_val, vals[0].bv_len);
+				v->csn[vals[0].bv_len] = '\0';
+			}
+		}
+		ber_memfree(vals);
+		vals = NULL;
+	}
+	ber_free(ber, 0);
+	atomic_fetch_add(&usage_bytes, bytes);
+	atomic_fetch_add(&usage_msgs, 1);
+	return 0;
+}
+
 /* A usage entry went by: into the usage table, straight away. */
 static void
 on_usage(struct follower *f, LDAPMessage *msg, const char *uuid)
 {
 	char uid[DN_VAL_MAX], name[DN_VAL_MAX];
-	char key[USAGE_KEY_MAX], *dn = ldap_get_dn(f->ld, msg), *kept;
+	char key[USAGE_KEY_MAX], *dn = NULL, *kept;
 	struct usage_val v;
 	int failed = 0;
 
-	if (dn == NULL)
+	memset(&v, 0, sizeof(v));
+	if (read_usage(f->ld, msg, &dn, &v) != 0)
 		return;
-	count_bytes(f->ld, msg, dn);
 	if (dn_usage(dn, usage_dn, uid, name) != 0) {
 		log_debug("sync: %s is not a usage entry; ignored", dn);
-		ldap_memfree(dn);
+		free(dn);
 		return;
 	}
-	ldap_memfree(dn);
-	memset(&v, 0, sizeof(v));
+	free(dn);
 	snprintf(key, sizeof(key), "%s/%s", uid, name);
-	ldapc_get_ll(f->ld, msg, "privUsed", &v.used);
-	ldapc_get_ll(f->ld, msg, "privCredit", &v.credit);
-	ldapc_get_ll(f->ld, msg, "privHeld", &v.held);
-	ldapc_get_ll(f->ld, msg, "privSegments", &v.segments);
-	ldapc_get_buf(f->ld, msg, "entryCSN", v.csn, sizeof(v.csn));
 	if (usage_put(key, &v) != 0)
 		log_warn("sync: out of memory recording usage of %s", key);
 	/* the uuid's copy sits first in the same block as the key */

@@ -3,7 +3,9 @@
  * give the snapshot the one thread gives: the same accounts in the same
  * order, the first of a uid on two entries kept (within a lane, across the
  * lanes, in another case), the same memberships resolved, the same count
- * of what was left out and the same next dated moment.
+ * of what was left out and the same next dated moment. The cells of a
+ * large model, built on two threads too, keep their order and the first
+ * of a name twice.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -195,6 +197,55 @@ more_than_counted(void **state)
 	assert_null(b.s);
 }
 
+/* 6,000 cells (built on two threads): every 100th with a grant privd cannot
+ * use, every 250th a name an earlier cell has, with another value */
+#define MANY 6000
+static char mnames[MANY][32], mgrants[MANY][2][24];
+static const char *mgp[MANY][2];
+static struct snap_in_cell mcells[MANY];
+
+static void
+cells_on_two_threads(void **state)
+{
+	struct snap_input in;
+	struct snap *s;
+	struct err e;
+	size_t i, bad = 0, twice = 0;
+
+	(void)state;
+	for (i = 0; i < MANY; i++) {
+		size_t k = i % 250 == 249 ? i - 200 : i;
+
+		snprintf(mnames[i], sizeof(mnames[i]), "r%zu@o%zu", k % 60, k / 60);
+		snprintf(mgrants[i][0], sizeof(mgrants[i][0]), "n=%zu", i);
+		snprintf(mgrants[i][1], sizeof(mgrants[i][1]), i % 100 == 7 ? "nonsense" : "f=true");
+		mgp[i][0] = mgrants[i][0];
+		mgp[i][1] = mgrants[i][1];
+		mcells[i].name = mnames[i];
+		mcells[i].grants = mgp[i];
+		mcells[i].ngrants = 2;
+		if (k != i)
+			twice++;
+		else if (i % 100 == 7)
+			bad++;
+	}
+	memset(&in, 0, sizeof(in));
+	in.cells = mcells;
+	in.ncells = MANY;
+	assert_non_null(s = snap_build(fx_config, &in, &e));
+	assert_int_equal(s->ncore_cells, MANY - twice);
+	assert_int_equal(s->skipped, bad + twice);
+	for (i = 0; i < s->ncore_cells; i++) {
+		const struct snap_cell *c = &s->core_cells[i];
+
+		/* in order, each the first of its name */
+		assert_true(i == 0 || c->grants[0].num > s->core_cells[i - 1].grants[0].num);
+		assert_ptr_equal(strmap_get(&s->cell_by_name, c->name), c);
+	}
+	snap_free(s);
+}
+
 FX_GROUP("snaplanes", fx_setup, fx_teardown,
     cmocka_unit_test(same_as_one_thread),
-    cmocka_unit_test(more_than_counted))
+    cmocka_unit_test(more_than_counted),
+    cmocka_unit_test(cells_on_two_threads))
