@@ -100,8 +100,16 @@ t0=$(date +%s.%N)
 bp=$(gen_dir big 1000000 100000 8589934592)
 made=$(echo "$(date +%s.%N) $t0" | awk '{ printf "%.0f", $1 - $2 }')
 hb=$(free_port)
-bpid=$(start_privd big "$bp" "$hb"); pids="$pids $bpid"
-load=$(cat "$dir/big.load")
+# three starts, the median against the target, each shown: one start on
+# this machine varies by up to a second (the two cores are shared by slapd,
+# privd and whatever else runs)
+loads=()
+for k in 1 2 3; do
+	[ "$k" = 1 ] || { kill "$bpid"; wait "$bpid" 2>/dev/null || true; }
+	bpid=$(start_privd big "$bp" "$hb"); pids="$pids $bpid"
+	loads+=("$(cat "$dir/big.load")")
+done
+load=$(printf '%s\n' "${loads[@]}" | sort -n | sed -n 2p)
 rss=$(rss_of "$bpid" VmRSS)
 
 # reads of one account, the big directory's against the small one's, in turns
@@ -148,7 +156,7 @@ printf '\nprivd with a million accounts (%s s per measurement; %s cores; %s; %s 
 row() { printf '%-46s %-30s %-12s %s\n' "$@"; }
 row measurement result target verdict
 row "1M accounts: generated and loaded by slapadd" "$made s" "(context)" "-"
-row "1M accounts: snapshot load" "$load s" "<= 8 s" "$(verdict "$load" 8 max)"
+row "1M accounts: snapshot load, median of 3" "$load s (${loads[0]}, ${loads[1]}, ${loads[2]})" "<= 8 s" "$(verdict "$load" 8 max)"
 row "1M accounts: resident memory after the load" "$rss MB ($peracct B an account)" "<= 400 MB" "$(verdict "$rss" 400 max)"
 row "1M accounts: peak resident memory, edits too" "$peak MB (now $now MB)" "<= 400 MB" "$(verdict "$peak" 400 max)"
 row "1M accounts: reads vs small directory" "$r1 ($big / $small req/s)" ">= 0.90" "$(verdict "$r1" 0.90 min)"
