@@ -21,7 +21,9 @@
  * Writes that add a request id assert privSegments too, after looking the
  * id up in the segments: a move that commits between the look-up and the
  * write makes the write fail and look again, so an id that moved out can
- * never be added a second time.
+ * never be added a second time. A committed segment never changes, so a
+ * charge may look the id up in what it read of them before (segids.h),
+ * asserting the usage entry's entryUUID with privSegments.
  */
 #define ARCH_HIGH	96	/* window entries that make a move worth it */
 #define ARCH_KEEP	16	/* newest entries a move leaves in the window */

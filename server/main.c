@@ -32,6 +32,7 @@
 #include "publish.h"
 #include "period.h"
 #include "retention.h"
+#include "segids.h"
 #include "service.h"
 #include "snapshot.h"
 #include "sync.h"
@@ -744,6 +745,7 @@ main(int argc, char **argv)
 	sync_stop();
 	snap_shutdown();
 	usage_clear();
+	segids_clear();
 	rc = sync_fatal() ? 1 : 0;
 	token_forget();
 	log_info("stopped (exit %d)", rc);

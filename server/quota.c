@@ -32,6 +32,7 @@
 #include "mend.h"
 #include "pool.h"
 #include "quota.h"
+#include "segids.h"
 #include "uentry.h"
 #include "strv.h"
 #include "wop.h"
@@ -77,7 +78,8 @@ quota_take(LDAP *ld, const struct quota_req *q, const char *rid, long long amoun
 	struct wop o;
 	char *rec = NULL, *segs = NULL, exp_gt[32] = "";
 	struct wop_try tr;
-	int rc, ret = -1;
+	char uuid[SEGIDS_UUID];
+	int rc, ret = -1, asserts_uuid = 0;
 	long long credit, nseg, n = amount, away = 0;
 
 	if (requested <= 0)
@@ -113,8 +115,15 @@ quota_take(LDAP *ld, const struct quota_req *q, const char *rid, long long amoun
 		free(segs);
 		rec = segs = NULL;
 		/* an id that moved into a segment is a replay; the write below
-		 * asserts the segments are still those looked at */
-		if ((rc = uent_moved_out(ld, q->cfg, t.udn, nseg, rid, e)) < 0)
+		 * asserts the segments are still those looked at (and, when
+		 * they were remembered, that the entry is the one they are of) */
+		asserts_uuid = 0;
+		rc = segids_check(ld, q->cfg, t.udn, nseg, rid, uuid);
+		if (rc == 0)
+			asserts_uuid = 1;
+		else if (rc == 2)
+			rc = uent_moved_out(ld, q->cfg, t.udn, nseg, rid, e);
+		if (rc < 0)
 			goto done;
 		if (rc == 1)
 			goto replayed;
@@ -147,10 +156,13 @@ quota_take(LDAP *ld, const struct quota_req *q, const char *rid, long long amoun
 		    wop_mod(&o, LDAP_MOD_ADD, "privEntry", "%s", rec) != 0 ||
 		    (ttl_s > 0 && wop_mod(&o, LDAP_MOD_ADD, "privHold", "%s %lld %s", rid, n,
 		    exp_gt) != 0) ||
-		    (n > 0 ? asprintf(&o.assert, "(&(privUsed<=%lld)(privCredit=%lld)%s)",
-		    q->limit + credit - n, credit, segs) :
+		    (n > 0 ? asprintf(&o.assert, "(&(privUsed<=%lld)(privCredit=%lld)%s%s%s%s)",
+		    q->limit + credit - n, credit, segs, asserts_uuid ? "(entryUUID=" : "",
+		    asserts_uuid ? uuid : "", asserts_uuid ? ")" : "") :
 		    /* a split's record of nothing taken here: no room needed */
-		    asprintf(&o.assert, "(&(privCredit=%lld)%s)", credit, segs)) < 0) {
+		    asprintf(&o.assert, "(&(privCredit=%lld)%s%s%s%s)", credit, segs,
+		    asserts_uuid ? "(entryUUID=" : "", asserts_uuid ? uuid : "",
+		    asserts_uuid ? ")" : "")) < 0) {
 			o.assert = NULL;
 			err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
 			goto done;
@@ -184,8 +196,10 @@ quota_take(LDAP *ld, const struct quota_req *q, const char *rid, long long amoun
 		case LDAP_ASSERTION_FAILED:
 			if (uent_read(ld, q->cfg, t.udn, t.key, 0, &st, e) != 0)
 				goto done;
-			if (st.u.credit != credit || st.u.segments != nseg) {
-				/* an administrator credited, or entries moved: again */
+			if ((asserts_uuid && segids_gone(ld, q->cfg, t.udn, uuid)) ||
+			    st.u.credit != credit || st.u.segments != nseg) {
+				/* an administrator credited, entries moved, or
+				 * the entry was made again: again */
 				credit = st.u.credit;
 				nseg = st.u.segments;
 				continue;

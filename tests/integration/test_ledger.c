@@ -5,7 +5,10 @@
  * below the usage entry as they go; the test checks that the usage entry
  * stays small, that replays of moved request ids charge nothing (also while
  * entries are moving), that refunds find moved charges, that the ledger
- * pages across segments, and that `privd --check-ledger` balances.
+ * pages across segments, and that `privd --check-ledger` balances. A usage
+ * entry deleted and made again has segments of its own: what privd
+ * remembers of the first one's ids must not let a replay of the second's
+ * through.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -30,7 +33,8 @@ static const char model[] =
     "grants:\n"
     "  \"test/busy@lab\": { print.pages: 1000000000 }\n"
     "accounts:\n"
-    "  busy: [test/busy@lab]\n";
+    "  busy: [test/busy@lab]\n"
+    "  again: [test/busy@lab]\n";
 
 static int N = 50000;		/* charges */
 static char period[32];
@@ -431,6 +435,56 @@ an_interrupted_move_is_adopted(void **state)
 	json_decref(j);
 }
 
+/* A charge of one page to account again as again-TAG-i: its status. */
+static long
+again(const char *tag, int i)
+{
+	char body[128];
+	long status = 0;
+
+	snprintf(body, sizeof(body), "{\"request_id\":\"again-%s-%d\",\"amount\":1}", tag, i);
+	free(it_try_request("POST", "/v1/accounts/again/quotas/print.pages/charges", CHARGE_KEY,
+	    body, strlen(body), &status));
+	return status;
+}
+
+/*
+ * privd remembers the ids of a usage entry's segments (segids.c) and asserts
+ * the entry's entryUUID when it relies on them. The entry is deleted with
+ * its segments and made again by the next charges, with fewer segments than
+ * the first had: replays of the second entry's moved ids charge nothing.
+ */
+static void
+an_entry_made_again_has_its_own_segments(void **state)
+{
+	char base[256];
+	json_int_t before;
+	int i, first, second;
+
+	(void)state;
+	snprintf(base, sizeof(base), "cn=print.pages@%s,uid=again,ou=usage," BASE, period);
+	for (i = 0; i < 500; i++)
+		assert_int_equal(again("a", i), 201);
+	first = it_ldap_count(base, "(objectClass=privLedgerSegment)");
+	/* replays of moved ids: their segments are read and remembered */
+	for (i = 0; i < 20; i++)
+		assert_int_equal(again("a", i), 200);
+	it_sh("ldapdelete -r -x -H ldap://127.0.0.1:%d/ -D cn=admin,dc=example,dc=edu "
+	    "-w secret '%s'", it_ldap_port, base);
+	assert_int_equal(it_ldap_count(base, "(objectClass=privLedgerSegment)"), 0);
+	for (i = 0; i < 250; i++)
+		assert_int_equal(again("b", i), 201);
+	second = it_ldap_count(base, "(objectClass=privLedgerSegment)");
+	fprintf(stderr, "again: %d segments, then %d in the entry made again\n", first, second);
+	assert_true(second >= 1 && second < first);
+	before = it_number("/v1/accounts/again/quotas/print.pages", "used");
+	assert_int_equal(before, 250);
+	for (i = 0; i < 100; i++)
+		assert_int_equal(again("b", i), 200);
+	assert_int_equal(it_number("/v1/accounts/again/quotas/print.pages", "used"), before);
+	it_check_ledger();
+}
+
 int
 main(void)
 {
@@ -441,6 +495,7 @@ main(void)
 		cmocka_unit_test(refunds_of_moved_charges),
 		cmocka_unit_test(the_ledger_pages_across_segments),
 		cmocka_unit_test(an_interrupted_move_is_adopted),
+		cmocka_unit_test(an_entry_made_again_has_its_own_segments),
 	};
 
 	return cmocka_run_group_tests_name("ledger", tests, setup, it_group_teardown);
