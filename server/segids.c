@@ -19,6 +19,7 @@
 #include <lber.h>
 
 #include "ldapconn.h"
+#include "log.h"
 #include "segids.h"
 #include "strmap.h"
 
@@ -301,6 +302,9 @@ segids_check(LDAP *ld, const struct cfg *c, const char *udn, long long nseg,
 	}
 	kn->used = ++ticks;
 	if (kn->ids.len + l.nids > SEGIDS_BUDGET || !complete(&l, from, upto)) {
+		log_debug("segids: %s: %s; its segments are asked about as before", udn,
+		    kn->ids.len + l.nids > SEGIDS_BUDGET ? "too many request ids" :
+		    "a committed segment is missing");
 		total -= kn->ids.len;
 		ids_free(&kn->ids);
 		strmap_init(&kn->ids);
@@ -321,6 +325,8 @@ segids_check(LDAP *ld, const struct cfg *c, const char *udn, long long nseg,
 		total++;
 		l.ids[i] = NULL;	/* the map's now */
 	}
+	if (from == 0)
+		log_debug("segids: %s: %zu request ids of %lld segments", udn, kn->ids.len, upto);
 	kn->k = upto;
 	evict(kn);
 	if (kn->k >= nseg) {

@@ -7,7 +7,7 @@
 #include "config.h"
 
 #define SEGIDS_UUID 40		/* an entryUUID as text, with room to spare */
-/* the ids remembered in all: about 8 MB; a usage entry with more is asked
+/* the ids remembered in all: about 10 MB; a usage entry with more is asked
  * about as before */
 #define SEGIDS_BUDGET 120000
 
