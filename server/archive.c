@@ -40,9 +40,8 @@ arch_dn(const char *udn, long long k)
 	return s;
 }
 
-/* The number of a segment's RDN "cn=K,...", or -1. */
-static long long
-seg_number(const char *dn)
+long long
+arch_number(const char *dn)
 {
 	long long k = 0;
 	size_t i;
@@ -57,7 +56,7 @@ seg_number(const char *dn)
 int
 arch_parent(const char *dn, char **udn)
 {
-	if (seg_number(dn) < 0)
+	if (arch_number(dn) < 0)
 		return -1;
 	*udn = strdup(strchr(dn, ',') + 1);
 	return *udn != NULL ? 0 : -1;
@@ -129,7 +128,7 @@ arch_load(LDAP *ld, const struct cfg *c, const char *udn, long long nseg,
 
 		if ((dn = ldap_get_dn(ld, m)) == NULL)
 			continue;
-		k = seg_number(dn);
+		k = arch_number(dn);
 		ldap_memfree(dn);
 		if (k < 1 || k > nseg)
 			continue;	/* a move that has not committed: its entries are in the window */
@@ -493,7 +492,7 @@ segments_in(LDAP *ld, const struct cfg *c, const char *udn, long long lo, long l
 	for (m = ldap_first_entry(ld, res); m; m = ldap_next_entry(ld, m)) {
 		if ((dn = ldap_get_dn(ld, m)) == NULL)
 			continue;
-		v[k].k = seg_number(dn);
+		v[k].k = arch_number(dn);
 		ldap_memfree(dn);
 		if (v[k].k < lo || v[k].k > hi)
 			continue;

@@ -29,6 +29,8 @@
 #define ARCH_KEEP	16	/* newest entries a move leaves in the window */
 #define ARCH_EVERY	32	/* writes between looks at a window */
 
+/* The number K of a segment's DN "cn=K,...", or -1 when dn names none. */
+long long arch_number(const char *dn);
 /* The assertion that privSegments is n (absent counts as 0); malloc'd. */
 char *arch_assert(long long n);
 

@@ -18,6 +18,7 @@
 
 #include <lber.h>
 
+#include "archive.h"
 #include "ldapconn.h"
 #include "log.h"
 #include "segids.h"
@@ -89,20 +90,6 @@ evict(const struct known *keep)
 			return;
 		drop(old->udn);
 	}
-}
-
-/* The number K of a segment's DN "cn=K,...", or -1. */
-static long long
-seg_number(const char *dn)
-{
-	long long k = 0;
-	size_t i;
-
-	if (strncasecmp(dn, "cn=", 3) != 0)
-		return -1;
-	for (i = 3; dn[i] >= '0' && dn[i] <= '9' && i < 21; i++)
-		k = k * 10 + (dn[i] - '0');
-	return i > 3 && dn[i] == ',' ? k : -1;
 }
 
 /* What one search brought: the entry's UUID and privSegments, and the ids
@@ -188,7 +175,7 @@ load(LDAP *ld, const struct cfg *c, const char *udn, long long from, long long t
 
 		if ((dn = ldap_get_dn(ld, m)) == NULL)
 			goto fail;
-		k = seg_number(dn);
+		k = arch_number(dn);
 		ldap_memfree(dn);
 		if (k < 0) {
 			/* the usage entry itself */
