@@ -62,11 +62,11 @@ entmap_free(struct entmap *m)
 	m->cap = m->len = 0;
 }
 
-/* The slot of key, or the empty one where it would go. */
+/* The slot of key (of hash h), or the empty one where it would go. */
 static size_t
-find(const struct entmap *m, const unsigned char *key)
+find(const struct entmap *m, const unsigned char *key, size_t h)
 {
-	size_t h = hash(key), i = h & (m->cap - 1);
+	size_t i = h & (m->cap - 1);
 	unsigned char t = tag_of(h);
 
 	while (m->tags[i] != 0 &&
@@ -107,13 +107,13 @@ grow(struct entmap *m)
 void *
 entmap_get(const struct entmap *m, const unsigned char *key)
 {
-	return m->cap == 0 ? NULL : m->slots[find(m, key)];
+	return m->cap == 0 ? NULL : m->slots[find(m, key, hash(key))];
 }
 
 void *
 entmap_put(struct entmap *m, void *e, int *failed)
 {
-	size_t i;
+	size_t i, h;
 	void *prev;
 
 	*failed = 0;
@@ -121,10 +121,11 @@ entmap_put(struct entmap *m, void *e, int *failed)
 		*failed = 1;
 		return NULL;
 	}
-	i = find(m, key_of(m, e));
+	h = hash(key_of(m, e));
+	i = find(m, key_of(m, e), h);
 	prev = m->slots[i];
 	m->slots[i] = e;
-	m->tags[i] = tag_of(hash(key_of(m, e)));
+	m->tags[i] = tag_of(h);
 	if (prev == NULL)
 		m->len++;
 	return prev;
@@ -136,7 +137,7 @@ entmap_del(struct entmap *m, const unsigned char *key)
 	size_t i, j, home;
 	void *e;
 
-	if (m->cap == 0 || (e = m->slots[i = find(m, key)]) == NULL)
+	if (m->cap == 0 || (e = m->slots[i = find(m, key, hash(key))]) == NULL)
 		return NULL;
 	m->slots[i] = NULL;
 	m->tags[i] = 0;

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/time.h>
 
 #include "ldapconn.h"
@@ -174,16 +175,29 @@ ldapc_search(LDAP *ld, const struct cfg *c, const char *base, int scope,
 }
 
 int
+ldapc_bv_buf(const struct berval *v, char *out, size_t n)
+{
+	if (v->bv_len >= n)
+		return -1;
+	memcpy(out, v->bv_val, v->bv_len);
+	out[v->bv_len] = '\0';
+	return 0;
+}
+
+int
+ldapc_is_attr(const struct berval *a, const char *name)
+{
+	return a->bv_len == strlen(name) && strncasecmp(a->bv_val, name, a->bv_len) == 0;
+}
+
+int
 ldapc_get_buf(LDAP *ld, LDAPMessage *m, const char *attr, char *out, size_t n)
 {
 	struct berval **v = ldap_get_values_len(ld, m, attr);
 	int rc = -1;
 
-	if (v != NULL && v[0] != NULL && v[0]->bv_len < n) {
-		memcpy(out, v[0]->bv_val, v[0]->bv_len);
-		out[v[0]->bv_len] = '\0';
-		rc = 0;
-	}
+	if (v != NULL && v[0] != NULL)
+		rc = ldapc_bv_buf(v[0], out, n);
 	if (v != NULL)
 		ldap_value_free_len(v);
 	return rc;

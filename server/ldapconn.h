@@ -48,5 +48,10 @@ int ldapc_get_ll(LDAP *ld, LDAPMessage *m, const char *attr, long long *out);
 char *ldapc_get_str(LDAP *ld, LDAPMessage *m, const char *attr);
 /* Copies the first value of attr into out (size n); -1 when absent or too long. */
 int ldapc_get_buf(LDAP *ld, LDAPMessage *m, const char *attr, char *out, size_t n);
+/* Copies v into out (size n), terminated; -1 when it does not fit. */
+int ldapc_bv_buf(const struct berval *v, char *out, size_t n);
+/* Whether attribute description a (from ldap_get_attribute_ber) is name;
+ * privd asks for no options. */
+int ldapc_is_attr(const struct berval *a, const char *name);
 
 #endif

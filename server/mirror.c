@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 
 #include <lber.h>
@@ -21,6 +20,7 @@
 #include "dn.h"
 #include "entmap.h"
 #include "hex.h"
+#include "ldapconn.h"
 #include "log.h"
 #include "membership.h"
 #include "cfglive.h"
@@ -361,13 +361,6 @@ done:
 	return m;
 }
 
-/* Whether attribute description a is name (no options: privd asks for none). */
-static int
-is_attr(const struct berval *a, const char *name)
-{
-	return a->bv_len == strlen(name) && strncasecmp(a->bv_val, name, a->bv_len) == 0;
-}
-
 /*
  * A person's entry into a mirror entry, its attributes read in one pass
  * over the message: ldap_get_values_len scans the entry from its start for
@@ -394,11 +387,11 @@ read_person(LDAP *ld, LDAPMessage *msg, char *csn, size_t ncsn)
 	m->kind = MK_ACCOUNT;
 	while (ldap_get_attribute_ber(ld, msg, ber, &attr, &vals) == LDAP_SUCCESS &&
 	    attr.bv_val != NULL) {
-		if (is_attr(&attr, cfg->uid_attr)) {
+		if (ldapc_is_attr(&attr, cfg->uid_attr)) {
 			if (m->key == NULL && vals != NULL && vals[0].bv_val != NULL &&
 			    (m->key = strndup(vals[0].bv_val, vals[0].bv_len)) == NULL)
 				goto fail;
-		} else if (is_attr(&attr, "privMembership")) {
+		} else if (ldapc_is_attr(&attr, "privMembership")) {
 			for (i = 0; vals && vals[i].bv_val; i++) {
 				int ok;
 
@@ -411,13 +404,10 @@ read_person(LDAP *ld, LDAPMessage *msg, char *csn, size_t ncsn)
 				if (ok && add_val(m, buf, strlen(buf)) != 0)
 					goto fail;
 			}
-		} else if (is_attr(&attr, "privMembershipDates"))
+		} else if (ldapc_is_attr(&attr, "privMembershipDates"))
 			dates = 1;
-		else if (is_attr(&attr, "entryCSN") && vals != NULL && vals[0].bv_val != NULL &&
-		    vals[0].bv_len < ncsn) {
-			memcpy(csn, vals[0].bv_val, vals[0].bv_len);
-			csn[vals[0].bv_len] = '\0';
-		}
+		else if (ldapc_is_attr(&attr, "entryCSN") && vals != NULL && vals[0].bv_val != NULL)
+			ldapc_bv_buf(&vals[0], csn, ncsn);
 		ber_memfree(vals);
 		vals = NULL;
 	}
@@ -580,10 +570,9 @@ held_elsewhere(const char **gone, size_t n)
 	return found;
 }
 
-/* The accounts a full build takes: each person in the mirror as the open
- * change's before-state has them (none it added), then the people it
- * removed; fn on each, stopping at its first nonzero. */
-/* The accounts of mirror slots [lo, hi) in turn, as the open change makes them. */
+/* The accounts a full build takes from mirror slots [lo, hi): each person
+ * as the open change's before-state has them (none it added); fn on each,
+ * stopping at its first nonzero. */
 static int
 each_account_in(struct pending_ov *ov, size_t lo, size_t hi,
     int (*fn)(void *, const struct snap_in_account *), void *arg)
@@ -614,9 +603,10 @@ each_account_in(struct pending_ov *ov, size_t lo, size_t hi,
 	return 0;
 }
 
-/* The accounts the open change adds, not in the mirror yet. */
+/* The rest a full build takes: the people the open change removed, whose
+ * before-states it holds and the mirror no longer does. */
 static int
-each_added_account(struct pending_ov *ov, int (*fn)(void *, const struct snap_in_account *),
+each_removed_account(struct pending_ov *ov, int (*fn)(void *, const struct snap_in_account *),
     void *arg)
 {
 	struct snap_in_account a;
@@ -801,7 +791,7 @@ mirror_publish(void)
 	struct snap_in_cell *cells = NULL;
 	struct snap_in_cell *printers = NULL;
 	struct snap_builder b;
-	struct counts half[2] = { { 0, 0 }, { 0, 0 } }, added = { 0, 0 };
+	struct counts half[2] = { { 0, 0 }, { 0, 0 } }, removed = { 0, 0 };
 	const char **reasons = NULL, **orgs = NULL;
 	struct timespec t0, t1;
 	struct snap *s;
@@ -876,7 +866,7 @@ mirror_publish(void)
 			cells[in.ncells++].ngrants = o->nvals;
 			break;
 		case CHG_ACCOUNT:
-			break;	/* each_added_account */
+			break;	/* each_removed_account */
 		case CHG_PRINTER:
 			printers[in.nprinters].name = o->key;
 			printers[in.nprinters].grants = (const char **)o->vals;
@@ -892,13 +882,13 @@ mirror_publish(void)
 	 * terms in force (a reload changes them) date the memberships */
 	each_account_in(&ov, 0, mirror.cap / 2, count_account, &half[0]);
 	each_account_in(&ov, mirror.cap / 2, mirror.cap, count_account, &half[1]);
-	each_added_account(&ov, count_account, &added);
+	each_removed_account(&ov, count_account, &removed);
 	if (snap_build_start(&b, cfglive_get() ? cfglive_get() : cfg, &in,
-	    half[0].accounts + half[1].accounts + added.accounts,
-	    half[0].memberships + half[1].memberships + added.memberships, &e) != 0)
+	    half[0].accounts + half[1].accounts + removed.accounts,
+	    half[0].memberships + half[1].memberships + removed.memberships, &e) != 0)
 		goto fail;
 	if (add_accounts(&ov, &b, half, &e) != 0 ||
-	    each_added_account(&ov, add_account, &b) != 0)
+	    each_removed_account(&ov, add_account, &b) != 0)
 		goto fail;	/* add and join free the build */
 	if ((s = snap_build_finish(&b, &e)) == NULL)
 		goto fail;

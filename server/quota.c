@@ -78,7 +78,7 @@ quota_take(LDAP *ld, const struct quota_req *q, const char *rid, long long amoun
 	struct wop o;
 	char *rec = NULL, *segs = NULL, exp_gt[32] = "";
 	struct wop_try tr;
-	char uuid[SEGIDS_UUID];
+	char uuid[SEGIDS_UUID], same[SEGIDS_UUID + 16];
 	int rc, ret = -1, asserts_uuid = 0;
 	long long credit, nseg, n = amount, away = 0;
 
@@ -118,10 +118,12 @@ quota_take(LDAP *ld, const struct quota_req *q, const char *rid, long long amoun
 		 * asserts the segments are still those looked at (and, when
 		 * they were remembered, that the entry is the one they are of) */
 		asserts_uuid = 0;
+		same[0] = '\0';
 		rc = segids_check(ld, q->cfg, t.udn, nseg, rid, uuid);
-		if (rc == 0)
+		if (rc == 0) {
 			asserts_uuid = 1;
-		else if (rc == 2)
+			snprintf(same, sizeof(same), "(entryUUID=%s)", uuid);
+		} else if (rc == 2)
 			rc = uent_moved_out(ld, q->cfg, t.udn, nseg, rid, e);
 		if (rc < 0)
 			goto done;
@@ -156,13 +158,10 @@ quota_take(LDAP *ld, const struct quota_req *q, const char *rid, long long amoun
 		    wop_mod(&o, LDAP_MOD_ADD, "privEntry", "%s", rec) != 0 ||
 		    (ttl_s > 0 && wop_mod(&o, LDAP_MOD_ADD, "privHold", "%s %lld %s", rid, n,
 		    exp_gt) != 0) ||
-		    (n > 0 ? asprintf(&o.assert, "(&(privUsed<=%lld)(privCredit=%lld)%s%s%s%s)",
-		    q->limit + credit - n, credit, segs, asserts_uuid ? "(entryUUID=" : "",
-		    asserts_uuid ? uuid : "", asserts_uuid ? ")" : "") :
+		    (n > 0 ? asprintf(&o.assert, "(&(privUsed<=%lld)(privCredit=%lld)%s%s)",
+		    q->limit + credit - n, credit, segs, same) :
 		    /* a split's record of nothing taken here: no room needed */
-		    asprintf(&o.assert, "(&(privCredit=%lld)%s%s%s%s)", credit, segs,
-		    asserts_uuid ? "(entryUUID=" : "", asserts_uuid ? uuid : "",
-		    asserts_uuid ? ")" : "")) < 0) {
+		    asprintf(&o.assert, "(&(privCredit=%lld)%s%s)", credit, segs, same)) < 0) {
 			o.assert = NULL;
 			err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
 			goto done;

@@ -92,8 +92,9 @@ evict(const struct known *keep)
 	}
 }
 
-/* What one search brought: the entry's UUID and privSegments, and the ids
- * of its segments numbered above from, up to that privSegments. */
+/* What one search brought: the entry's UUID and privSegments (m), and the
+ * ids of its segments numbered above from, each with its segment's number:
+ * those above m have not committed, and the caller leaves them out. */
 struct loaded {
 	char uuid[SEGIDS_UUID];
 	long long m;

@@ -171,7 +171,6 @@ build_cells(struct snap *s, const struct snap_input *in)
 		cell_run(&jobs[1]);
 	for (i = 0; i < n; i++) {
 		struct snap_cell *c = &s->core_cells[s->ncore_cells];
-		int failed;
 
 		if (ret != 0 || rc[i] < 0) {
 			ret = -1;
@@ -186,8 +185,7 @@ build_cells(struct snap *s, const struct snap_input *in)
 		*c = built[i];
 		s->ncore_cells++;	/* so snap_free sees it */
 		s->skipped += bad[i];
-		strmap_put(&s->cell_by_name, c->name, c, &failed);
-		if (failed)
+		if (put(&s->cell_by_name, c->name, c) != 0)
 			ret = -1;
 	}
 done:
@@ -210,7 +208,6 @@ mres_slot(struct snap *s, const char *cell, void *arg, const struct snap_mres **
 	struct snap_builder *b = arg;
 	struct snap_mres *m;
 	void *v;
-	int failed;
 
 	pthread_mutex_lock(&b->lock);
 	if ((v = strmap_get(&s->mres_by_cell, cell)) != NULL) {
@@ -232,8 +229,7 @@ mres_slot(struct snap *s, const char *cell, void *arg, const struct snap_mres **
 	if ((m->cell = strdup(cell)) == NULL ||
 	    (m->pv = calloc(s->cfg->nprivs, sizeof(*m->pv))) == NULL)
 		goto fail_slot;
-	strmap_put(&s->mres_by_cell, m->cell, snap_idx_val(s->nmres), &failed);
-	if (failed)
+	if (put(&s->mres_by_cell, m->cell, snap_idx_val(s->nmres)) != 0)
 		goto fail_slot;
 	s->nmres++;
 	pthread_mutex_unlock(&b->lock);
@@ -330,12 +326,19 @@ memo_free(struct snap_memo *mc)
 	free(mc);
 }
 
+/* *next becomes t when t is sooner (0 in either: no moment). */
+static void
+sooner(time_t *next, time_t t)
+{
+	if (t != 0 && (*next == 0 || t < *next))
+		*next = t;
+}
+
 void
 snap_tally_add(struct snap *s, const struct snap_tally *t)
 {
 	s->skipped += t->skipped;
-	if (t->next_change != 0 && (s->next_change == 0 || t->next_change < s->next_change))
-		s->next_change = t->next_change;
+	sooner(&s->next_change, t->next_change);
 }
 
 int
@@ -381,10 +384,10 @@ snap_build_account(struct snap *s, const struct snap_in_account *in,
 				return -1;
 			a->ndated++;
 			/* the next moment the model changes by itself */
-			if (from > s->now && (t->next_change == 0 || from < t->next_change))
-				t->next_change = from;
-			if (until > s->now && (t->next_change == 0 || until < t->next_change))
-				t->next_change = until;
+			if (from > s->now)
+				sooner(&t->next_change, from);
+			if (until > s->now)
+				sooner(&t->next_change, until);
 			if (!membership_in_force(from, until, s->now))
 				continue;
 		}
@@ -591,6 +594,7 @@ snap_build_add(struct snap_builder *b, const struct snap_in_account *in, struct 
 {
 	struct snap *s = b->s;
 	struct snap_account *a;
+	long at;
 
 	/* the counts start was given are the room there is */
 	if (s->ncore >= b->naccounts)
@@ -598,25 +602,21 @@ snap_build_add(struct snap_builder *b, const struct snap_in_account *in, struct 
 	/* built before it is known to be a second entry of its uid, as the
 	 * lanes do (where what it met is counted before that is known) */
 	a = &s->core[s->ncore];
-	if (snap_build_account(s, in, a, mres_slot, b, &b->tally) != 0) {
+	if (snap_build_account(s, in, a, mres_slot, b, &b->tally) != 0 ||
+	    (at = uidx_add(&s->account_by_uid, snap_account_key(a), (uint32_t)s->ncore,
+	    snap_core_key, s)) < 0) {
 		s->ncore++;	/* freed with the build */
 		return build_fail(b, e, "out of memory building the snapshot");
 	}
-	if (snap_core_account(s, snap_account_key(a)) != NULL) {
+	if ((size_t)at != s->ncore) {
+		/* one thread adds in order: what holds the uid came first */
 		log_warn("snapshot: uid %s appears on two entries; keeping the first", in->uid);
 		b->tally.skipped++;
 		snap_account_clear(a);
 		return 0;
 	}
-	if (uidx_put(&s->account_by_uid, snap_account_key(a), (uint32_t)s->ncore++) != 0)
-		return build_fail(b, e, "out of memory building the snapshot");
+	s->ncore++;
 	return 0;
-}
-
-static const char *
-core_key(const void *arg, uint32_t i)
-{
-	return snap_account_key(&((const struct snap *)arg)->core[i]);
 }
 
 int
@@ -625,18 +625,17 @@ snap_build_lanes(struct snap_builder *b, struct snap_lane *lanes, size_t n,
 {
 	size_t at = b->s->ncore, k;
 
+	for (k = 0; k < n; k++)
+		at += counts[k];
+	if (at > b->naccounts)
+		return build_fail(b, e, "snapshot: more accounts than counted");
 	memset(lanes, 0, n * sizeof(*lanes));
-	for (k = 0; k < n; k++) {
+	for (k = 0, at = b->s->ncore; k < n; k++) {
 		lanes[k].b = b;
 		lanes[k].start = lanes[k].next = at;
 		lanes[k].end = at += counts[k];
 		if ((lanes[k].tally.memo = calloc(1, sizeof(*lanes[k].tally.memo))) == NULL)
 			goto fail;
-	}
-	if (at > b->naccounts) {
-		for (k = 0; k < n; k++)
-			memo_free(lanes[k].tally.memo);
-		return build_fail(b, e, "snapshot: more accounts than counted");
 	}
 	if ((b->dropped = calloc(b->naccounts ? b->naccounts : 1, sizeof(*b->dropped))) == NULL)
 		goto fail;
@@ -661,7 +660,7 @@ snap_lane_add(struct snap_lane *l, const struct snap_in_account *in)
 	a = &s->core[l->next];
 	if (snap_build_account(s, in, a, mres_slot, l->b, &l->tally) != 0 ||
 	    (at = uidx_add(&s->account_by_uid, snap_account_key(a), (uint32_t)l->next,
-	    core_key, s)) < 0) {
+	    snap_core_key, s)) < 0) {
 		l->next++;	/* join frees what a holds */
 		l->failed = 1;
 		return -1;

@@ -217,16 +217,16 @@ snap_account_key(const struct snap_account *a)
 	return a->fold ? a->fold : a->uid;
 }
 
-static const char *
-core_key(const void *arg, uint32_t i)
+const char *
+snap_core_key(const void *s, uint32_t i)
 {
-	return snap_account_key(&((const struct snap *)arg)->core[i]);
+	return snap_account_key(&((const struct snap *)s)->core[i]);
 }
 
 const struct snap_account *
 snap_core_account(const struct snap *s, const char *key)
 {
-	long i = uidx_get(&s->account_by_uid, key, core_key, s);
+	long i = uidx_get(&s->account_by_uid, key, snap_core_key, s);
 
 	return i < 0 ? NULL : &s->core[i];
 }

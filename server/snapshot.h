@@ -321,6 +321,8 @@ const struct snap_account *snap_next(const struct snap *s, size_t *pos);
 void snap_free(struct snap *s);
 /* The key a core account is found under: its uid in lower case. */
 const char *snap_account_key(const struct snap_account *a);
+/* The key of core account i of snapshot s: account_by_uid's uidx_key_fn. */
+const char *snap_core_key(const void *s, uint32_t i);
 /* The full build's account under key (snap_fold_uid's), overlay or not. */
 const struct snap_account *snap_core_account(const struct snap *s, const char *key);
 /* The key of a uid in account_by_uid (lower case); -1 when longer than n. */

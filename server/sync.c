@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 
 #include <lber.h>
@@ -126,6 +125,15 @@ uuid_hex(const struct berval *bv, char out[33])
 	hex_encode((const unsigned char *)bv->bv_val, bv->bv_len < 16 ? bv->bv_len : 16, out);
 }
 
+/* csn as the stream's newest when it is newer. CSNs start with a
+ * GeneralizedTime: text order is time order. */
+static void
+keep_csn(struct follower *f, const char *csn)
+{
+	if (strcmp(csn, f->csn) > 0)
+		snprintf(f->csn, sizeof(f->csn), "%s", csn);
+}
+
 /* Keeps the newest csn= of a sync cookie ("rid=000,csn=2026...Z#000000#000#000000"). */
 static void
 note_cookie(struct follower *f, const struct berval *cookie)
@@ -150,9 +158,7 @@ note_cookie(struct follower *f, const struct berval *cookie)
 		return;
 	memcpy(tmp, p, n);
 	tmp[n] = '\0';
-	/* CSNs start with a GeneralizedTime: text order is time order */
-	if (strcmp(tmp, f->csn) > 0)
-		memcpy(f->csn, tmp, n + 1);
+	keep_csn(f, tmp);
 }
 
 /*
@@ -166,9 +172,8 @@ note_entry_csn(struct follower *f, LDAPMessage *msg)
 {
 	char csn[CSN_MAX];
 
-	if (ldapc_get_buf(f->ld, msg, "entryCSN", csn, sizeof(csn)) == 0 &&
-	    strcmp(csn, f->csn) > 0)
-		memcpy(f->csn, csn, sizeof(csn));
+	if (ldapc_get_buf(f->ld, msg, "entryCSN", csn, sizeof(csn)) == 0)
+		keep_csn(f, csn);
 }
 
 static void
@@ -202,24 +207,13 @@ sync_usage_traffic(unsigned long long *bytes, unsigned long long *entries)
 	*entries = atomic_load(&usage_msgs);
 }
 
-/* Whether attribute description a is name (no options: privd asks for none). */
-static int
-is_attr(const struct berval *a, const char *name)
-{
-	return a->bv_len == strlen(name) && strncasecmp(a->bv_val, name, a->bv_len) == 0;
-}
-
 /* A counter's value; 0 when it is no number, as a missing one. */
 static long long
 value_ll(const struct berval *v)
 {
 	char buf[32];
 
-	if (v->bv_len >= sizeof(buf))
-		return 0;
-	memcpy(buf, v->bv_val, v->bv_len);
-	buf[v->bv_len] = '\0';
-	return strtoll(buf, NULL, 10);
+	return ldapc_bv_buf(v, buf, sizeof(buf)) == 0 ? strtoll(buf, NULL, 10) : 0;
 }
 
 /*
@@ -250,18 +244,16 @@ read_usage(LDAP *ld, LDAPMessage *msg, char **dn, struct usage_val *v)
 		for (i = 0; vals != NULL && vals[i].bv_val != NULL; i++)
 			bytes += vals[i].bv_len;
 		if (vals != NULL && vals[0].bv_val != NULL) {
-			if (is_attr(&attr, "privUsed"))
+			if (ldapc_is_attr(&attr, "privUsed"))
 				v->used = value_ll(&vals[0]);
-			else if (is_attr(&attr, "privCredit"))
+			else if (ldapc_is_attr(&attr, "privCredit"))
 				v->credit = value_ll(&vals[0]);
-			else if (is_attr(&attr, "privHeld"))
+			else if (ldapc_is_attr(&attr, "privHeld"))
 				v->held = value_ll(&vals[0]);
-			else if (is_attr(&attr, "privSegments"))
+			else if (ldapc_is_attr(&attr, "privSegments"))
 				v->segments = value_ll(&vals[0]);
-			else if (is_attr(&attr, "entryCSN") && vals[0].bv_len < sizeof(v->csn)) {
-				memcpy(v->csn, vals[0].bv_val, vals[0].bv_len);
-				v->csn[vals[0].bv_len] = '\0';
-			}
+			else if (ldapc_is_attr(&attr, "entryCSN"))
+				ldapc_bv_buf(&vals[0], v->csn, sizeof(v->csn));
 		}
 		ber_memfree(vals);
 		vals = NULL;
@@ -361,8 +353,8 @@ on_entry(struct follower *f, LDAPMessage *msg, enum stream stream)
 		rc = mirror_entry(f->ld, msg, stream == ST_PEOPLE, &uuid, csn, sizeof(csn));
 		if (stream == ST_PEOPLE && csn[0] == '\0')
 			note_entry_csn(f, msg);
-		else if (stream == ST_PEOPLE && strcmp(csn, f->csn) > 0)
-			memcpy(f->csn, csn, sizeof(csn));
+		else if (stream == ST_PEOPLE)
+			keep_csn(f, csn);
 		if (rc)
 			events++;
 		else
