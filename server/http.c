@@ -383,6 +383,29 @@ job_thread(void *arg)
 }
 
 /*
+ * What a write under /v1/{accounts,pools}/ID/quotas/Q/ touches, for the
+ * writer pool (wpool.h): the requests of one counter queue behind each
+ * other on one thread. 0 for any other route.
+ */
+static unsigned long
+write_key(const struct req *r)
+{
+	static const int parts[] = { 1, 2, 4 };
+	unsigned long h = 2166136261UL;
+	const char *s;
+	size_t i;
+
+	if (r->nparts < 5 || strcmp(r->part[3], "quotas") != 0)
+		return 0;
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		for (s = r->part[parts[i]]; *s; s++)
+			h = (h ^ (unsigned char)*s) * 16777619UL;
+		h = (h ^ '/') * 16777619UL;
+	}
+	return h != 0 ? h : 1;
+}
+
+/*
  * Runs a route beside the HTTP threads while libmicrohttpd keeps the
  * connection suspended, so those threads go on serving reads: a write on
  * the writer pool (it waits for slapd), a slow route (an import can take
@@ -400,6 +423,7 @@ defer(struct req *r, const char *path, struct conn_ctx *cx, enum MHD_Result (*fn
 	if (j == NULL)
 		return http_error(r, 500, "internal", NULL, "out of memory");
 	j->task.run = job_run;
+	j->task.key = write_key(r);
 	j->r = *r;
 	j->fn = fn;
 	memcpy(j->path, path, sizeof(j->path));

@@ -424,6 +424,17 @@ out:
 		ber_bvfree(data);
 }
 
+/* Whether libldap holds bytes of f's stream that poll cannot see. */
+static int
+read_ahead(struct follower *f)
+{
+	Sockbuf *sb = NULL;
+
+	if (ldap_get_option(f->ld, LDAP_OPT_SOCKBUF, &sb) != LDAP_OPT_SUCCESS || sb == NULL)
+		return 1;
+	return ber_sockbuf_ctrl(sb, LBER_SB_OPT_DATA_READY, NULL) > 0;
+}
+
 /* Takes what has arrived without waiting; -1 when the connection failed. */
 static int
 drain(struct follower *f, enum stream stream)
@@ -477,6 +488,11 @@ drain(struct follower *f, enum stream stream)
 		ldap_msgfree(msg);
 		if (f->ended)
 			return -1;
+		/* live, with nothing read ahead, the caller's poll sees what
+		 * comes next; asking ldap_result again would only cost a poll
+		 * of the socket for nothing, with every charge's echo */
+		if (f->refreshed && !read_ahead(f))
+			return 0;
 		/* let the caller poll the other search now and then; what is
 		 * left may sit in the read-ahead buffer, where poll cannot see it */
 		if (++n == 4096)

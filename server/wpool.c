@@ -5,6 +5,13 @@
  * durable. On the HTTP threads that wait also held up every read queued
  * behind it; here it holds up only other writes. The threads are started
  * once, so a flood of writes queues instead of growing the process.
+ *
+ * Writes of one counter are serialised by its lock (keylock.h). Handed to
+ * any idle thread, the second charge of a busy account would wake a thread
+ * only to sleep on that lock, and wake it again when the first one ends:
+ * three switches between threads for nothing, on a machine where a switch
+ * costs as much as a read. A task whose key a thread is running waits on
+ * that thread's own list instead, and runs there next without a wake-up.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -14,25 +21,55 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t ready = PTHREAD_COND_INITIALIZER;
 static struct wpool_task *head, *tail;
-static pthread_t *threads;
+struct wthread {
+	pthread_t t;
+	unsigned long key;	/* of the task it runs; 0 when none or idle */
+	struct wpool_task *head, *tail;	/* tasks of that key, after it */
+};
+static struct wthread *threads;
 static int nthreads, running, stopping;
 static size_t queued, busy;
+
+static struct wpool_task *
+pop(struct wpool_task **h, struct wpool_task **tl)
+{
+	struct wpool_task *t = *h;
+
+	if ((*h = t->next) == NULL)
+		*tl = NULL;
+	return t;
+}
+
+static void
+push(struct wpool_task **h, struct wpool_task **tl, struct wpool_task *t)
+{
+	t->next = NULL;
+	if (*tl != NULL)
+		(*tl)->next = t;
+	else
+		*h = t;
+	*tl = t;
+}
 
 static void *
 worker(void *arg)
 {
+	struct wthread *w = arg;
 	struct wpool_task *t;
 
-	(void)arg;
 	pthread_mutex_lock(&lock);
 	for (;;) {
-		while (head == NULL && !stopping)
-			pthread_cond_wait(&ready, &lock);
-		if (head == NULL)
-			break;
-		t = head;
-		if ((head = t->next) == NULL)
-			tail = NULL;
+		if (w->head != NULL)
+			t = pop(&w->head, &w->tail);
+		else {
+			w->key = 0;
+			while (head == NULL && !stopping)
+				pthread_cond_wait(&ready, &lock);
+			if (head == NULL)
+				break;
+			t = pop(&head, &tail);
+			w->key = t->key;
+		}
 		queued--;
 		busy++;
 		pthread_mutex_unlock(&lock);
@@ -53,7 +90,7 @@ wpool_start(int n)
 		return -1;
 	stopping = 0;
 	for (i = 0; i < n; i++) {
-		if (pthread_create(&threads[i], NULL, worker, NULL) != 0) {
+		if (pthread_create(&threads[i].t, NULL, worker, &threads[i]) != 0) {
 			nthreads = i;
 			wpool_stop();
 			return -1;
@@ -69,18 +106,22 @@ wpool_start(int n)
 int
 wpool_submit(struct wpool_task *t)
 {
+	int i;
+
 	pthread_mutex_lock(&lock);
 	if (!running) {
 		pthread_mutex_unlock(&lock);
 		return -1;
 	}
-	t->next = NULL;
-	if (tail != NULL)
-		tail->next = t;
-	else
-		head = t;
-	tail = t;
 	queued++;
+	for (i = 0; t->key != 0 && i < nthreads; i++) {
+		if (threads[i].key == t->key) {
+			push(&threads[i].head, &threads[i].tail, t);
+			pthread_mutex_unlock(&lock);
+			return 0;
+		}
+	}
+	push(&head, &tail, t);
 	pthread_cond_signal(&ready);
 	pthread_mutex_unlock(&lock);
 	return 0;
@@ -97,7 +138,7 @@ wpool_stop(void)
 	pthread_cond_broadcast(&ready);
 	pthread_mutex_unlock(&lock);
 	for (i = 0; i < nthreads; i++)
-		pthread_join(threads[i], NULL);
+		pthread_join(threads[i].t, NULL);
 	free(threads);
 	threads = NULL;
 	nthreads = 0;

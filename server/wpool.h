@@ -9,6 +9,10 @@
 struct wpool_task {
 	void (*run)(struct wpool_task *);
 	struct wpool_task *next;
+	/* 0, or what the task writes (a hash): a task whose key a thread is
+	 * running goes after it on that thread, not to another thread that
+	 * would only wait for the first one's lock */
+	unsigned long key;
 };
 
 /* Starts n threads; -1 when one cannot be started (none are left running). */

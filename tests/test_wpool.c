@@ -1,5 +1,6 @@
 /* test_wpool.c - the writer pool: every task runs once, one writer runs them
- * in the order given, tasks beyond the writers wait for one, a stop runs
+ * in the order given, tasks beyond the writers wait for one, a task whose key
+ * a writer runs waits for that writer while others run elsewhere, a stop runs
  * what is queued, and a stopped pool takes nothing. */
 #include <pthread.h>
 #include <setjmp.h>
@@ -24,6 +25,7 @@ struct item {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
 static int order[N], ran, gate_open, inside;
+static pthread_t ran_on[N];
 static struct item items[N];
 
 static void
@@ -32,7 +34,9 @@ record(struct wpool_task *t)
 	struct item *it = (struct item *)t;
 
 	pthread_mutex_lock(&lock);
+	ran_on[it->id] = pthread_self();
 	order[ran++] = it->id;
+	pthread_cond_broadcast(&cond);
 	pthread_mutex_unlock(&lock);
 }
 
@@ -52,9 +56,68 @@ gated(struct wpool_task *t)
 static void
 reset(void)
 {
+	int i;
+
 	memset(order, 0, sizeof(order));
 	ran = gate_open = inside = 0;
+	for (i = 0; i < N; i++)
+		items[i].task.key = 0;
 }
+
+static void
+submit(int i, void (*run)(struct wpool_task *), unsigned long key)
+{
+	items[i].task.run = run;
+	items[i].task.key = key;
+	items[i].id = i;
+	assert_int_equal(wpool_submit(&items[i].task), 0);
+}
+
+/* Two writers; 0 (key 7) holds one at the gate. 1 and 2 have its key and
+ * must wait for it although the other writer is idle; 3 (key 9) and 4 (no
+ * key) run on that other writer at once. Then 0, 1, 2 in order, on 0's. */
+static void
+a_busy_key_waits_for_its_writer(void **state)
+{
+	size_t queued, busy;
+
+	(void)state;
+	reset();
+	assert_int_equal(wpool_start(2), 0);
+	submit(0, gated, 7);
+	pthread_mutex_lock(&lock);
+	while (inside < 1)
+		pthread_cond_wait(&cond, &lock);
+	pthread_mutex_unlock(&lock);
+	submit(1, record, 7);
+	submit(2, record, 7);
+	submit(3, record, 9);
+	submit(4, record, 0);
+	pthread_mutex_lock(&lock);
+	while (ran < 2)
+		pthread_cond_wait(&cond, &lock);
+	pthread_mutex_unlock(&lock);
+	usleep(50 * 1000);	/* were 1 or 2 handed to the idle writer, they would have run */
+	wpool_load(&queued, &busy);
+	pthread_mutex_lock(&lock);
+	assert_int_equal(ran, 2);
+	assert_int_equal(order[0], 3);
+	assert_int_equal(order[1], 4);
+	gate_open = 1;
+	pthread_cond_broadcast(&cond);
+	pthread_mutex_unlock(&lock);
+	assert_int_equal(busy, 1);
+	assert_int_equal(queued, 2);
+	wpool_stop();
+	assert_int_equal(ran, 5);
+	assert_int_equal(order[2], 0);
+	assert_int_equal(order[3], 1);
+	assert_int_equal(order[4], 2);
+	assert_true(pthread_equal(ran_on[1], ran_on[0]));
+	assert_true(pthread_equal(ran_on[2], ran_on[0]));
+	assert_false(pthread_equal(ran_on[3], ran_on[0]));
+}
+
 
 static void
 one_writer_runs_in_order(void **state)
@@ -133,6 +196,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(one_writer_runs_in_order),
 		cmocka_unit_test(busy_writers_queue_the_rest),
+		cmocka_unit_test(a_busy_key_waits_for_its_writer),
 		cmocka_unit_test(stopped_pool_takes_nothing),
 	};
 
