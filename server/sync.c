@@ -790,6 +790,7 @@ run(void *arg)
 	long backoff = 100, started = monotime_ms();
 
 	(void)arg;
+	pthread_setname_np(pthread_self(), "privd-sync");	/* top -H, perf */
 	while (!atomic_load(&stopping)) {
 		long until;
 		int perm;

@@ -57,6 +57,7 @@ worker(void *arg)
 	struct wthread *w = arg;
 	struct wpool_task *t;
 
+	pthread_setname_np(pthread_self(), "privd-writer");	/* top -H, perf */
 	pthread_mutex_lock(&lock);
 	for (;;) {
 		if (w->head != NULL)
