@@ -8,7 +8,10 @@
  * slapd's. A committed segment never changes, so its ids are read once.
  * What is remembered belongs to one entry, named by its entryUUID, which
  * every write relying on it asserts: an entry deleted and made again
- * under the same name has other segments.
+ * under the same name has other segments. The ids are kept as
+ * fingerprints (idset.h): a new id is told apart from all of them at once,
+ * and one that matches, a replay or once in a while another id with the
+ * same fingerprint, is asked about as before.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -19,6 +22,7 @@
 #include <lber.h>
 
 #include "archive.h"
+#include "idset.h"
 #include "ldapconn.h"
 #include "log.h"
 #include "segids.h"
@@ -31,7 +35,7 @@ struct known {
 	char *udn;
 	char uuid[SEGIDS_UUID];
 	long long k;			/* segments 1..k are in ids */
-	struct strmap ids;		/* request id -> itself */
+	struct idset ids;		/* their request ids */
 	/* more ids than the budget, or a committed segment missing: this
 	 * entry is asked about as before, never read whole again */
 	int ask;
@@ -44,22 +48,12 @@ static size_t total;		/* ids held, all entries */
 static unsigned long long ticks;
 
 static void
-ids_free(struct strmap *m)
-{
-	size_t i;
-
-	for (i = 0; i < m->cap; i++)
-		free((char *)m->slots[i].key);
-	strmap_free(m);
-}
-
-static void
 known_free(struct known *kn)
 {
 	if (kn == NULL)
 		return;
 	total -= kn->ids.len;
-	ids_free(&kn->ids);
+	idset_free(&kn->ids);
 	free(kn->udn);
 	free(kn);
 }
@@ -248,7 +242,7 @@ segids_check(LDAP *ld, const struct cfg *c, const char *udn, long long nseg,
 			return 2;
 		}
 		if (kn->k >= nseg) {
-			rc = strmap_get(&kn->ids, id) != NULL;
+			rc = idset_maybe(&kn->ids, id, strlen(id)) ? 2 : 0;
 			memcpy(uuid, kn->uuid, SEGIDS_UUID);
 			pthread_mutex_unlock(&lock);
 			return rc;
@@ -280,7 +274,6 @@ segids_check(LDAP *ld, const struct cfg *c, const char *udn, long long nseg,
 				free(kn);
 			goto out;
 		}
-		strmap_init(&kn->ids);
 		strmap_put(&by_udn, kn->udn, kn, &failed);
 		if (failed) {
 			free(kn->udn);
@@ -294,8 +287,7 @@ segids_check(LDAP *ld, const struct cfg *c, const char *udn, long long nseg,
 		    kn->ids.len + l.nids > SEGIDS_BUDGET ? "too many request ids" :
 		    "a committed segment is missing");
 		total -= kn->ids.len;
-		ids_free(&kn->ids);
-		strmap_init(&kn->ids);
+		idset_free(&kn->ids);
 		kn->ask = 1;
 		goto out;
 	}
@@ -303,22 +295,20 @@ segids_check(LDAP *ld, const struct cfg *c, const char *udn, long long nseg,
 	for (i = 0; i < l.nids; i++) {
 		/* a segment above privSegments has not committed: its entries
 		 * are still in the window, where the write itself finds them */
-		if (l.idk[i] > upto || strmap_get(&kn->ids, l.ids[i]) != NULL)
+		if (l.idk[i] > upto)
 			continue;
-		strmap_put(&kn->ids, l.ids[i], l.ids[i], &failed);
-		if (failed) {
+		if ((failed = idset_add(&kn->ids, l.ids[i], strlen(l.ids[i]))) < 0) {
 			drop(udn);
 			goto out;
 		}
-		total++;
-		l.ids[i] = NULL;	/* the map's now */
+		total += failed == 0;
 	}
 	if (from == 0)
 		log_debug("segids: %s: %zu request ids of %lld segments", udn, kn->ids.len, upto);
 	kn->k = upto;
 	evict(kn);
 	if (kn->k >= nseg) {
-		rc = strmap_get(&kn->ids, id) != NULL;
+		rc = idset_maybe(&kn->ids, id, strlen(id)) ? 2 : 0;
 		memcpy(uuid, kn->uuid, SEGIDS_UUID);
 	}
 out:

@@ -7,22 +7,22 @@
 #include "config.h"
 
 #define SEGIDS_UUID 40		/* an entryUUID as text, with room to spare */
-/* the ids remembered in all: about 10 MB; a usage entry with more is asked
- * about as before */
-#define SEGIDS_BUDGET 120000
+/* the ids remembered in all, as fingerprints (idset.h): 10-22 MB; a usage
+ * entry with more is asked about as before */
+#define SEGIDS_BUDGET 2000000
 
 /*
  * Whether request id sits in one of the first nseg committed segments of
  * the usage entry udn (archive.h), asking the directory (ld) only for the
  * segments not seen before: a busy account's charge then makes one round
- * trip, not two. 1: it is in one (a replay; the caller reads it from the
- * directory as before). 0: it is in none of the segments of the entry
- * whose entryUUID is now in uuid; the write must assert that entryUUID
- * beside privSegments = nseg, since an entry deleted and made again has
- * other segments under the same name. 2: cannot tell (nothing remembered
- * would be trusted: too many ids, or the directory shows fewer committed
- * segments than nseg, or it could not be read); ask the directory as
- * before, which says what went wrong if something did.
+ * trip, not two. 0: it is in none of the segments of the entry whose
+ * entryUUID is now in uuid; the write must assert that entryUUID beside
+ * privSegments = nseg, since an entry deleted and made again has other
+ * segments under the same name. 2: it may be in one (a replay, or an id
+ * with the same fingerprint), or nothing remembered would be trusted (too
+ * many ids, or the directory shows fewer committed segments than nseg, or
+ * it could not be read); ask the directory as before, which also says
+ * what went wrong if something did.
  */
 int segids_check(LDAP *ld, const struct cfg *c, const char *udn, long long nseg,
     const char *id, char uuid[SEGIDS_UUID]);
