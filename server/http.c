@@ -383,9 +383,11 @@ job_thread(void *arg)
 }
 
 /*
- * What a write under /v1/{accounts,pools}/ID/quotas/Q/ touches, for the
- * writer pool (wpool.h): the requests of one counter queue behind each
- * other on one thread. 0 for any other route.
+ * The counter a draw on /v1/{accounts,pools}/ID/quotas/Q/ (a charge, a
+ * refund, a hold and its end) takes the lock of first, for the writer pool
+ * (wpool.h): such requests queue behind each other on one thread, as they
+ * would on that lock. 0 for any other route: a top-up or a reversal writes
+ * the paid wallet, whose lock a split charge may wait for, not hold.
  */
 static unsigned long
 write_key(const struct req *r)
@@ -395,7 +397,9 @@ write_key(const struct req *r)
 	const char *s;
 	size_t i;
 
-	if (r->nparts < 5 || strcmp(r->part[3], "quotas") != 0)
+	if (r->nparts < 6 || strcmp(r->part[3], "quotas") != 0 ||
+	    (strcmp(r->part[5], "charges") != 0 && strcmp(r->part[5], "refunds") != 0 &&
+	    strcmp(r->part[5], "holds") != 0))
 		return 0;
 	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
 		for (s = r->part[parts[i]]; *s; s++)
