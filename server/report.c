@@ -375,6 +375,38 @@ struct pool {
 	size_t n, cap;
 };
 
+/*
+ * The walk's cache misses, asked for early: a million accounts meet their
+ * memberships' records, then those records' rows, in no order (two misses
+ * a membership, two thirds of a report's time at a million accounts).
+ * Records are fetched REC_AHEAD accounts before the walk reaches them,
+ * rows ROWS_AHEAD before, by when the record is in the cache.
+ */
+#define REC_AHEAD 8
+#define ROWS_AHEAD 4
+
+static void
+ahead(const struct snap *s, size_t pos, const struct mrec *recs, const struct pool *pl)
+{
+	const struct snap_account *b;
+	size_t j;
+	long mi;
+
+	if (pos + REC_AHEAD < s->ncore) {
+		b = &s->core[pos + REC_AHEAD];
+		for (j = 0; j < b->nm; j++)
+			if ((mi = snap_mres_idx(s, b->m[j])) >= 0)
+				__builtin_prefetch(&recs[mi]);
+	}
+	if (pos + ROWS_AHEAD < s->ncore) {
+		b = &s->core[pos + ROWS_AHEAD];
+		for (j = 0; j < b->nm; j++)
+			if ((mi = snap_mres_idx(s, b->m[j])) >= 0 && recs[mi].done &&
+			    recs[mi].n > 0)
+				__builtin_prefetch(pl->rows + recs[mi].off);
+	}
+}
+
 /* rec for the core membership m: its rows appended to the pool. */
 static int
 core_rec(struct mrec *rec, const struct snap_mres *m, const struct report_opts *o,
@@ -450,6 +482,7 @@ report_usage(const struct snap *s, const struct report_opts *o, struct report *o
 		size_t nhit = 0, ndeep = 0;
 		int any = 0;
 
+		ahead(s, pos, recs, &pl);
 		/* the rows this account's memberships reach, each once */
 		for (j = 0; j < a->nm; j++) {
 			const struct snap_mres *m = a->m[j];
