@@ -21,6 +21,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "snapshot.h"
+#include "strmap.h"
 #include "token.h"
 #include "wpool.h"
 
@@ -392,20 +393,16 @@ job_thread(void *arg)
 static unsigned long
 write_key(const struct req *r)
 {
-	static const int parts[] = { 1, 2, 4 };
-	unsigned long h = 2166136261UL;
-	const char *s;
-	size_t i;
+	char counter[2048];
+	unsigned long h;
 
 	if (r->nparts < 6 || strcmp(r->part[3], "quotas") != 0 ||
 	    (strcmp(r->part[5], "charges") != 0 && strcmp(r->part[5], "refunds") != 0 &&
 	    strcmp(r->part[5], "holds") != 0))
 		return 0;
-	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
-		for (s = r->part[parts[i]]; *s; s++)
-			h = (h ^ (unsigned char)*s) * 16777619UL;
-		h = (h ^ '/') * 16777619UL;
-	}
+	/* the segments are pieces of one path shorter than counter */
+	snprintf(counter, sizeof(counter), "%s/%s/%s", r->part[1], r->part[2], r->part[4]);
+	h = (unsigned long)strmap_hash(counter);
 	return h != 0 ? h : 1;
 }
 

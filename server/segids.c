@@ -230,7 +230,7 @@ segids_check(LDAP *ld, const struct cfg *c, const char *udn, long long nseg,
 	long long from = 0, upto;
 	char had[SEGIDS_UUID] = "";
 	size_t i;
-	int rc = 2, failed;
+	int rc = 2, failed, added;
 
 	if (nseg <= 0)
 		return 2;
@@ -297,11 +297,11 @@ segids_check(LDAP *ld, const struct cfg *c, const char *udn, long long nseg,
 		 * are still in the window, where the write itself finds them */
 		if (l.idk[i] > upto)
 			continue;
-		if ((failed = idset_add(&kn->ids, l.ids[i], strlen(l.ids[i]))) < 0) {
+		if ((added = idset_add(&kn->ids, l.ids[i], strlen(l.ids[i]))) < 0) {
 			drop(udn);
 			goto out;
 		}
-		total += failed == 0;
+		total += added == 0;	/* 1: a fingerprint held already */
 	}
 	if (from == 0)
 		log_debug("segids: %s: %zu request ids of %lld segments", udn, kn->ids.len, upto);
