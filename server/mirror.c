@@ -4,7 +4,6 @@
  * built from it with the states before any open change laid over it.
  */
 #include <malloc.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -20,6 +19,7 @@
 #include "dn.h"
 #include "entmap.h"
 #include "hex.h"
+#include "lanes.h"
 #include "ldapconn.h"
 #include "log.h"
 #include "membership.h"
@@ -683,22 +683,16 @@ add_accounts(struct pending_ov *ov, struct snap_builder *b, const struct counts 
     struct err *e)
 {
 	struct snap_lane lanes[2];
-	struct lane_job job;
+	struct lane_job jobs[2];
 	size_t counts[2] = { half[0].accounts, half[1].accounts }, mid = mirror.cap / 2;
-	pthread_t t;
-	int threaded;
 
 	if (counts[0] + counts[1] < BUILD_LANES_MIN)
 		return each_account_in(ov, 0, mirror.cap, add_account, b);
 	if (snap_build_lanes(b, lanes, 2, counts, e) != 0)
 		return -1;
-	job = (struct lane_job){ ov, mid, mirror.cap, &lanes[1] };
-	threaded = pthread_create(&t, NULL, lane_run, &job) == 0;
-	each_account_in(ov, 0, mid, lane_account, &lanes[0]);
-	if (threaded)
-		pthread_join(t, NULL);
-	else
-		lane_run(&job);
+	jobs[0] = (struct lane_job){ ov, 0, mid, &lanes[0] };
+	jobs[1] = (struct lane_job){ ov, mid, mirror.cap, &lanes[1] };
+	lanes_run(lane_run, &jobs[0], &jobs[1], 1);
 	return snap_build_join(b, lanes, 2, e);
 }
 

@@ -3,13 +3,16 @@
  * organisation tree, from the snapshot and the usage table (no LDAP). The
  * rows a membership cell reaches are worked out once per cell, and only the
  * heaviest accounts asked for are kept (a heap), so the cost per account is
- * its usage lookups and a few additions.
+ * its usage lookups and a few additions. From REPORT_LANES_MIN accounts on
+ * both passes (the usage table, then the accounts) are split between two
+ * threads.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lanes.h"
 #include "path.h"
 #include "period.h"
 #include "qwrite.h"
@@ -322,6 +325,68 @@ uhit_order(const void *x, const void *y)
 	return a->a < b->a ? -1 : a->a > b->a;
 }
 
+/* A lane of the usage pass: its half of the table's stripes, sorted. */
+struct uset_lane {
+	struct uset us;
+	size_t lo, hi;
+};
+
+static void *
+uset_lane_run(void *arg)
+{
+	struct uset_lane *l = arg;
+	size_t i;
+
+	for (i = l->lo; i < l->hi && !l->us.oom; i++)
+		usage_each_of(i, uset_take, &l->us);
+	if (!l->us.oom && l->us.n > 0)
+		qsort(l->us.h, l->us.n, sizeof(*l->us.h), uhit_order);
+	return NULL;
+}
+
+/*
+ * us's hits, sorted: each a lookup of its uid among a million accounts
+ * (cache misses, most of it), in one pass, or split between two lanes by
+ * the table's stripes and merged. 0, or -1 when out of memory.
+ */
+static int
+uset_fill(struct uset *us, int lanes)
+{
+	struct uset_lane l[2];
+	size_t i, a = 0, b = 0;
+
+	if (lanes < 2) {
+		if (usage_each(uset_take, us) != 0 && us->oom)
+			return -1;
+		if (us->n > 0)
+			qsort(us->h, us->n, sizeof(*us->h), uhit_order);
+		return 0;
+	}
+	for (i = 0; i < 2; i++) {
+		l[i].us = *us;
+		l[i].us.h = NULL;
+		l[i].us.n = l[i].us.cap = 0;
+		l[i].lo = i * USAGE_STRIPES / 2;
+		l[i].hi = (i + 1) * USAGE_STRIPES / 2;
+	}
+	lanes_run(uset_lane_run, &l[0], &l[1], 1);
+	if (l[0].us.oom || l[1].us.oom || (us->h = malloc((l[0].us.n + l[1].us.n + 1) *
+	    sizeof(*us->h))) == NULL) {
+		free(l[0].us.h);
+		free(l[1].us.h);
+		return -1;
+	}
+	us->n = us->cap = l[0].us.n + l[1].us.n;
+	for (i = 0; i < us->n; i++)
+		if (b == l[1].us.n || (a < l[0].us.n && uhit_order(&l[0].us.h[a], &l[1].us.h[b]) <= 0))
+			us->h[i] = l[0].us.h[a++];
+		else
+			us->h[i] = l[1].us.h[b++];
+	free(l[0].us.h);
+	free(l[1].us.h);
+	return 0;
+}
+
 /* a's usage in the period (*u) and in the paid wallet (*w), zero when none. */
 static void
 uset_get(struct uset *us, const struct snap_account *a, struct usage_val *u, struct usage_val *w)
@@ -442,6 +507,281 @@ fail:
 	return -1;
 }
 
+/*
+ * One walk over accounts: what it adds up, its heaviest accounts, its
+ * place in the usage. The report's own walk makes the rows of the
+ * memberships it meets; a lane (two split the full build's accounts
+ * between the cores) only adds, into rows made before it starts.
+ */
+struct walk {
+	const struct snap *s;
+	const struct report_opts *o;
+	const struct cfg_priv *def;
+	int numeric;		/* a number's limit is combined here */
+	struct report *out;	/* the rows' paths; the serial walk adds here */
+	struct report *sum;	/* what this walk adds to */
+	struct mrec *recs;
+	struct pool *pl;
+	struct uset us;		/* shared hits, this walk's own place */
+	struct strmap *idx, *cache;	/* the report's walk: rows it makes */
+	size_t *cap;
+	size_t lo, hi;		/* a lane: its core positions */
+	struct crow first[64], *hit;	/* one account's rows, each once */
+	size_t hcap;
+	int oom;
+};
+
+/* Counts a in its rows and the totals: 0, -1 when out of memory. */
+static int
+count(struct walk *w, const struct snap_account *a)
+{
+	const struct snap *s = w->s;
+	const struct report_opts *o = w->o;
+	struct usage_val u, paid;
+	long long limit = 0;
+	long deep[8];
+	size_t nhit = 0, ndeep = 0, i, j, k;
+	int any = 0;
+
+	/* the rows this account's memberships reach, each once */
+	for (j = 0; j < a->nm; j++) {
+		const struct snap_mres *m = a->m[j];
+		long mi = snap_mres_idx(s, m);
+		const struct crow *rows;
+		size_t n;
+		long long num;
+		int granted;
+		long last = -1;
+
+		/* the full build's memberships by index; the overlay's by name */
+		if (mi >= 0) {
+			struct mrec *rec = &w->recs[mi];
+			const struct snap_mres *now;
+
+			/* as a wide change left it (snapderive.c) */
+			if (!rec->done && ((now = snap_mres_of(s, m)) == NULL ||
+			    core_rec(rec, now, o, w->out, w->idx, w->cap, w->pl) != 0))
+				return -1;
+			rows = w->pl->rows + rec->off;
+			n = rec->n;
+			granted = rec->granted;
+			num = rec->num;
+		} else {
+			const struct reach *h = rows_for(m->cell, o, w->out, w->idx, w->cap, w->cache);
+
+			if (h == NULL)
+				return -1;
+			rows = h->rows;
+			n = h->n;
+			granted = m->pv[o->priv].granted != 0;
+			num = m->pv[o->priv].num;
+		}
+		/* as resolve_combine: a membership without a grant takes no part */
+		if (granted) {
+			limit = any ? resolve_combine2(w->def->combine, limit, num) : num;
+			any = 1;
+		}
+		for (i = 0; i < n; i++) {
+			for (k = 0; k < nhit && w->hit[k].row != rows[i].row; k++)
+				;
+			if (k == nhit) {
+				if (nhit == w->hcap) {
+					struct crow *nh = realloc(w->hit == w->first ? NULL : w->hit,
+					    2 * w->hcap * sizeof(*nh));
+
+					if (nh == NULL)
+						return -1;
+					if (w->hit == w->first)
+						memcpy(nh, w->first, sizeof(w->first));
+					w->hit = nh;
+					w->hcap *= 2;
+				}
+				w->hit[nhit].row = rows[i].row;
+				w->hit[nhit++].own = 0;
+			}
+			w->hit[k].own |= rows[i].own;
+			last = rows[i].row;
+		}
+		for (k = 0; last >= 0 && k < ndeep && deep[k] != last; k++)
+			;
+		if (last >= 0 && k == ndeep && ndeep < 8)
+			deep[ndeep++] = last;
+	}
+	if (nhit == 0)
+		return 0;
+	if (!w->numeric) {
+		struct resolve_val v;
+
+		if (resolve_account(s, o->priv, a, &v) != 0)
+			return -1;
+		limit = v.num;
+		resolve_val_clear(&v);
+	}
+	/* the paid wallet has no periods: what it holds so far */
+	uset_get(&w->us, a, &u, &paid);
+	w->sum->accounts++;
+	/* memberships in rows apart (not one inside the other's) */
+	w->sum->multi += apart(w->out, deep, ndeep);
+	w->sum->used += u.used;
+	w->sum->limit += limit;
+	w->sum->credit += u.credit;
+	w->sum->held += u.held;
+	w->sum->paid_used += paid.used;
+	w->sum->topped_up += paid.credit;
+	for (k = 0; k < nhit; k++) {
+		struct report_row *rw = &w->sum->rows[w->hit[k].row];
+
+		rw->accounts++;
+		rw->used += u.used;
+		rw->limit += limit;
+		rw->credit += u.credit;
+		rw->held += u.held;
+		rw->paid_used += paid.used;
+		rw->topped_up += paid.credit;
+		if (w->hit[k].own) {
+			rw->own_accounts++;
+			rw->own_used += u.used;
+		}
+	}
+	keep_top(w->sum, o->top, (struct report_top){ a->uid, u.used, limit, u.credit });
+	return 0;
+}
+
+/* A lane: the core accounts at positions lo..hi. */
+static void *
+lane_walk(void *arg)
+{
+	struct walk *w = arg;
+	const struct snap_account *a;
+	size_t pos = w->lo;
+
+	while ((a = snap_next(w->s, &pos)) != NULL && core_index(w->s, a) < w->hi) {
+		ahead(w->s, pos, w->recs, w->pl);
+		if (count(w, a) != 0) {
+			w->oom = 1;
+			break;
+		}
+	}
+	return NULL;
+}
+
+/* The usage hits' place for core position lo: the first at or after it. */
+static size_t
+uset_seek(const struct uset *us, size_t lo)
+{
+	size_t a = 0, b = us->n;
+
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+
+		if (us->h[mid].idx < lo)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return a;
+}
+
+/*
+ * The full build's accounts split between two lanes. Every record of the
+ * full build's memberships is made first, here: those accounts hold no
+ * others, so the lanes only read them and add, each into rows of its own,
+ * summed into out's after. A record no one visible holds any more (its
+ * people changed since) leaves rows without accounts, dropped after.
+ */
+static int
+walk_lanes(struct walk *serial)
+{
+	const struct snap *s = serial->s;
+	struct walk w[2];
+	size_t mi, i, k, nrows;
+	int rc = -1;
+
+	for (mi = 0; mi < s->nmres; mi++) {
+		const struct snap_mres *now;
+
+		if ((now = snap_mres_of(s, &s->mres[mi])) == NULL ||
+		    core_rec(&serial->recs[mi], now, serial->o, serial->out, serial->idx,
+		    serial->cap, serial->pl) != 0)
+			return -1;
+	}
+	nrows = serial->out->nrows;
+	for (i = 0; i < 2; i++) {
+		w[i] = *serial;
+		w[i].hit = w[i].first;
+		w[i].hcap = sizeof(w[i].first) / sizeof(w[i].first[0]);
+		w[i].sum = calloc(1, sizeof(*w[i].sum));
+		w[i].lo = i == 0 ? 0 : s->ncore / 2;
+		w[i].hi = i == 0 ? s->ncore / 2 : s->ncore;
+		w[i].us.at = uset_seek(&serial->us, w[i].lo);
+		/* nothing to make: reaching for it would race */
+		w[i].idx = w[i].cache = NULL;
+		w[i].cap = NULL;
+		if (w[i].sum != NULL) {
+			w[i].sum->rows = calloc(nrows ? nrows : 1, sizeof(*w[i].sum->rows));
+			w[i].sum->top = calloc(serial->o->top + 1, sizeof(*w[i].sum->top));
+		}
+		w[i].oom = w[i].sum == NULL || w[i].sum->rows == NULL || w[i].sum->top == NULL;
+	}
+	if (!w[0].oom && !w[1].oom)
+		lanes_run(lane_walk, &w[0], &w[1], 1);
+	if (w[0].oom || w[1].oom)
+		goto done;
+	for (i = 0; i < 2; i++) {
+		struct report *from = w[i].sum, *to = serial->out;
+
+		for (k = 0; k < nrows; k++) {
+			to->rows[k].accounts += from->rows[k].accounts;
+			to->rows[k].own_accounts += from->rows[k].own_accounts;
+			to->rows[k].used += from->rows[k].used;
+			to->rows[k].limit += from->rows[k].limit;
+			to->rows[k].credit += from->rows[k].credit;
+			to->rows[k].held += from->rows[k].held;
+			to->rows[k].own_used += from->rows[k].own_used;
+			to->rows[k].paid_used += from->rows[k].paid_used;
+			to->rows[k].topped_up += from->rows[k].topped_up;
+		}
+		to->accounts += from->accounts;
+		to->multi += from->multi;
+		to->used += from->used;
+		to->limit += from->limit;
+		to->credit += from->credit;
+		to->held += from->held;
+		to->paid_used += from->paid_used;
+		to->topped_up += from->topped_up;
+		for (k = 0; k < from->ntop; k++)
+			keep_top(to, serial->o->top, from->top[k]);
+	}
+	rc = 0;
+done:
+	for (i = 0; i < 2; i++) {
+		if (w[i].sum != NULL) {
+			free(w[i].sum->rows);
+			free(w[i].sum->top);
+			free(w[i].sum);
+		}
+		if (w[i].hit != w[i].first)
+			free(w[i].hit);
+	}
+	return rc;
+}
+
+/* Rows no account reached (walk_lanes made them for no one), dropped. */
+static void
+drop_empty(struct report *r)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < r->nrows; i++) {
+		if (r->rows[i].accounts == 0) {
+			free(r->rows[i].path);
+			continue;
+		}
+		r->rows[n++] = r->rows[i];
+	}
+	r->nrows = n;
+}
+
 int
 report_usage(const struct snap *s, const struct report_opts *o, struct report *out,
     struct err *e)
@@ -450,161 +790,73 @@ report_usage(const struct snap *s, const struct report_opts *o, struct report *o
 	struct mrec *recs = NULL;	/* the full build's memberships, by index */
 	struct pool pl = { NULL, 0, 0 };
 	const struct snap_account *a;
-	struct crow first[64], *hit = first;	/* one account's rows, each once */
-	size_t cap = 0, i, j, k, pos = 0, hcap = 64;
+	size_t cap = 0, pos = 0;
 	const struct cfg_priv *def = &s->cfg->privs[o->priv];
 	const char *quota = def->name;
-	/* a number's limit is combined here; other types by resolve_combine */
-	int numeric = def->type == PRIV_QUOTA || def->type == PRIV_NUMBER;
-	struct uset us;
+	struct walk w;
+	int lanes = o->lanes ? o->lanes : s->ncore >= REPORT_LANES_MIN ? 2 : 1;
 
 	memset(out, 0, sizeof(*out));
-	memset(&us, 0, sizeof(us));
+	memset(&w, 0, sizeof(w));
 	strmap_init(&idx);
 	strmap_init(&cache);
-	us.s = s;
-	us.lper = (size_t)snprintf(us.per, sizeof(us.per), "/%s@%s", quota, o->period);
-	us.lpaid = (size_t)snprintf(us.paid, sizeof(us.paid), "/%s@%s", quota, QUOTA_PAID_PERIOD);
-	if (us.lper >= sizeof(us.per) || us.lpaid >= sizeof(us.paid))
+	w.us.s = s;
+	w.us.lper = (size_t)snprintf(w.us.per, sizeof(w.us.per), "/%s@%s", quota, o->period);
+	w.us.lpaid = (size_t)snprintf(w.us.paid, sizeof(w.us.paid), "/%s@%s", quota,
+	    QUOTA_PAID_PERIOD);
+	w.hit = w.first;
+	w.hcap = sizeof(w.first) / sizeof(w.first[0]);
+	if (w.us.lper >= sizeof(w.us.per) || w.us.lpaid >= sizeof(w.us.paid))
 		goto oom;
-	if (usage_each(uset_take, &us) != 0 && us.oom)
+	if (uset_fill(&w.us, lanes) != 0)
 		goto oom;
-	if (us.n > 0)
-		qsort(us.h, us.n, sizeof(*us.h), uhit_order);
 	if ((recs = calloc(s->nmres + 1, sizeof(*recs))) == NULL)
 		goto oom;
 	if ((out->top = calloc(o->top + 1, sizeof(*out->top))) == NULL)
 		goto oom;
-	while ((a = snap_next(s, &pos)) != NULL) {
-		struct usage_val u, w;
-		long long limit = 0;
-		long deep[8];
-		size_t nhit = 0, ndeep = 0;
-		int any = 0;
-
-		ahead(s, pos, recs, &pl);
-		/* the rows this account's memberships reach, each once */
-		for (j = 0; j < a->nm; j++) {
-			const struct snap_mres *m = a->m[j];
-			long mi = snap_mres_idx(s, m);
-			const struct crow *rows;
-			size_t n;
-			long long num;
-			int granted;
-			long last = -1;
-
-			/* the full build's memberships by index; the overlay's by name */
-			if (mi >= 0) {
-				struct mrec *rec = &recs[mi];
-				const struct snap_mres *now;
-
-				/* as a wide change left it (snapderive.c) */
-				if (!rec->done && ((now = snap_mres_of(s, m)) == NULL ||
-				    core_rec(rec, now, o, out, &idx, &cap, &pl) != 0))
-					goto oom;
-				rows = pl.rows + rec->off;
-				n = rec->n;
-				granted = rec->granted;
-				num = rec->num;
-			} else {
-				const struct reach *h = rows_for(m->cell, o, out, &idx, &cap, &cache);
-
-				if (h == NULL)
-					goto oom;
-				rows = h->rows;
-				n = h->n;
-				granted = m->pv[o->priv].granted != 0;
-				num = m->pv[o->priv].num;
-			}
-			/* as resolve_combine: a membership without a grant takes no part */
-			if (granted) {
-				limit = any ? resolve_combine2(def->combine, limit, num) : num;
-				any = 1;
-			}
-			for (i = 0; i < n; i++) {
-				for (k = 0; k < nhit && hit[k].row != rows[i].row; k++)
-					;
-				if (k == nhit) {
-					if (nhit == hcap) {
-						struct crow *nh = realloc(hit == first ? NULL : hit,
-						    2 * hcap * sizeof(*nh));
-
-						if (nh == NULL)
-							goto oom;
-						if (hit == first)
-							memcpy(nh, first, sizeof(first));
-						hit = nh;
-						hcap *= 2;
-					}
-					hit[nhit].row = rows[i].row;
-					hit[nhit++].own = 0;
-				}
-				hit[k].own |= rows[i].own;
-				last = rows[i].row;
-			}
-			for (k = 0; last >= 0 && k < ndeep && deep[k] != last; k++)
-				;
-			if (last >= 0 && k == ndeep && ndeep < 8)
-				deep[ndeep++] = last;
-		}
-		if (nhit == 0)
-			continue;
-		if (!numeric) {
-			struct resolve_val v;
-
-			if (resolve_account(s, o->priv, a, &v) != 0)
-				goto oom;
-			limit = v.num;
-			resolve_val_clear(&v);
-		}
-		/* the paid wallet has no periods: what it holds so far */
-		uset_get(&us, a, &u, &w);
-		out->accounts++;
-		/* memberships in rows apart (not one inside the other's) */
-		out->multi += apart(out, deep, ndeep);
-		out->used += u.used;
-		out->limit += limit;
-		out->credit += u.credit;
-		out->held += u.held;
-		out->paid_used += w.used;
-		out->topped_up += w.credit;
-		for (k = 0; k < nhit; k++) {
-			struct report_row *rw = &out->rows[hit[k].row];
-
-			rw->accounts++;
-			rw->used += u.used;
-			rw->limit += limit;
-			rw->credit += u.credit;
-			rw->held += u.held;
-			rw->paid_used += w.used;
-			rw->topped_up += w.credit;
-			if (hit[k].own) {
-				rw->own_accounts++;
-				rw->own_used += u.used;
-			}
-		}
-		keep_top(out, o->top, (struct report_top){ a->uid, u.used, limit, u.credit });
+	w.s = s;
+	w.o = o;
+	w.def = def;
+	w.numeric = def->type == PRIV_QUOTA || def->type == PRIV_NUMBER;
+	w.out = w.sum = out;
+	w.recs = recs;
+	w.pl = &pl;
+	w.idx = &idx;
+	w.cache = &cache;
+	w.cap = &cap;
+	if (lanes > 1) {
+		if (walk_lanes(&w) != 0)
+			goto oom;
+		/* then the overlay's accounts, where the usage is sought */
+		pos = s->ncore;
+		w.us.at = uset_seek(&w.us, s->ncore);
 	}
+	while ((a = snap_next(s, &pos)) != NULL) {
+		ahead(s, pos, recs, &pl);
+		if (count(&w, a) != 0)
+			goto oom;
+	}
+	drop_empty(out);
 	cache_free(&cache);
 	free(recs);
 	free(pl.rows);
-	free(us.h);
+	free(w.us.h);
 	/* never qsort a NULL array, even an empty one */
 	if (out->nrows > 0)
 		qsort(out->rows, out->nrows, sizeof(*out->rows), by_path);
 	if (out->ntop > 0)
 		qsort(out->top, out->ntop, sizeof(*out->top), heaviest);
 	strmap_free(&idx);
-	if (hit != first)
-		free(hit);
+	if (w.hit != w.first)
+		free(w.hit);
 	return 0;
 oom:
-	if (hit != first)
-		free(hit);
+	if (w.hit != w.first)
+		free(w.hit);
 	cache_free(&cache);
 	free(recs);
 	free(pl.rows);
-	free(us.h);
+	free(w.us.h);
 	strmap_free(&idx);
 	report_free(out);
 	return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");

@@ -15,7 +15,12 @@ struct report_opts {
 	int depth;		/* rows at most this deep (1 = the top nodes) */
 	const char *under;	/* only memberships at or below this path; NULL: all */
 	size_t top;		/* the heaviest accounts to list */
+	int lanes;		/* 1: one thread; 2: two; 0: two from
+				 * REPORT_LANES_MIN accounts on */
 };
+
+/* Below this many accounts a second thread costs more than it saves. */
+#define REPORT_LANES_MIN 50000
 
 /*
  * One node of the tree (path "" is the root: cells with that side empty),

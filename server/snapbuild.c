@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lanes.h"
 #include "log.h"
 #include "membership.h"
 #include "path.h"
@@ -152,9 +153,8 @@ build_cells(struct snap *s, const struct snap_input *in)
 	size_t n = in->ncells, i;
 	struct snap_cell *built = calloc(n ? n : 1, sizeof(*built));
 	size_t *bad = calloc(n ? n : 1, sizeof(*bad));
-	int *rc = calloc(n ? n : 1, sizeof(*rc)), ret = 0, threaded = 0;
+	int *rc = calloc(n ? n : 1, sizeof(*rc)), ret = 0;
 	struct cell_job jobs[2];
-	pthread_t t;
 
 	if (built == NULL || bad == NULL || rc == NULL) {
 		ret = -1;
@@ -162,13 +162,7 @@ build_cells(struct snap *s, const struct snap_input *in)
 	}
 	jobs[0] = (struct cell_job){ s, in->cells, built, rc, bad, 0, n / 2 };
 	jobs[1] = (struct cell_job){ s, in->cells, built, rc, bad, n / 2, n };
-	if (n >= CELL_LANES_MIN)
-		threaded = pthread_create(&t, NULL, cell_run, &jobs[1]) == 0;
-	cell_run(&jobs[0]);
-	if (threaded)
-		pthread_join(t, NULL);
-	else
-		cell_run(&jobs[1]);
+	lanes_run(cell_run, &jobs[0], &jobs[1], n >= CELL_LANES_MIN);
 	for (i = 0; i < n; i++) {
 		struct snap_cell *c = &s->core_cells[s->ncore_cells];
 

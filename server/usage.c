@@ -8,7 +8,7 @@
 #include "strmap.h"
 #include "usage.h"
 
-#define STRIPES 64
+#define STRIPES USAGE_STRIPES
 
 struct item {
 	char *key;
@@ -70,21 +70,31 @@ usage_get(const char *key, struct usage_val *v)
 }
 
 int
-usage_each(int (*fn)(void *arg, const char *key, const struct usage_val *v), void *arg)
+usage_each_of(size_t i, int (*fn)(void *arg, const char *key, const struct usage_val *v),
+    void *arg)
 {
-	size_t i, j;
+	size_t j;
 	int rc = 0;
 
-	for (i = 0; rc == 0 && i < STRIPES; i++) {
-		pthread_mutex_lock(&stripes[i].lock);
-		for (j = 0; rc == 0 && j < stripes[i].map.cap; j++) {
-			const struct item *it = stripes[i].map.slots[j].val;
+	pthread_mutex_lock(&stripes[i].lock);
+	for (j = 0; rc == 0 && j < stripes[i].map.cap; j++) {
+		const struct item *it = stripes[i].map.slots[j].val;
 
-			if (stripes[i].map.slots[j].key != NULL)
-				rc = fn(arg, it->key, &it->v);
-		}
-		pthread_mutex_unlock(&stripes[i].lock);
+		if (stripes[i].map.slots[j].key != NULL)
+			rc = fn(arg, it->key, &it->v);
 	}
+	pthread_mutex_unlock(&stripes[i].lock);
+	return rc;
+}
+
+int
+usage_each(int (*fn)(void *arg, const char *key, const struct usage_val *v), void *arg)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; rc == 0 && i < STRIPES; i++)
+		rc = usage_each_of(i, fn, arg);
 	return rc;
 }
 

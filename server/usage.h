@@ -2,6 +2,8 @@
 #ifndef PRIVD_USAGE_H
 #define PRIVD_USAGE_H
 
+#include <stddef.h>
+
 #define USAGE_CSN_MAX 64
 #define USAGE_KEY_MAX 1056	/* uid, quota@period (DN_VAL_MAX each) */
 
@@ -36,6 +38,11 @@ void usage_del(const char *key);
  * for a pass over the whole table (a report) instead of a lookup per
  * account; stops at fn's first nonzero, which it returns. */
 int usage_each(int (*fn)(void *arg, const char *key, const struct usage_val *v), void *arg);
+/* The table is striped: usage_each_of(i, ...) calls fn for the entries of
+ * stripe i (of USAGE_STRIPES) only, so that two threads can share a pass. */
+#define USAGE_STRIPES 64
+int usage_each_of(size_t stripe, int (*fn)(void *arg, const char *key,
+    const struct usage_val *v), void *arg);
 /* The period of the paid wallets' entries (wallet.h): the table counts them,
  * so that reads skip looking for a paid wallet where nobody has one. */
 #define USAGE_PAID_PERIOD	"paid"

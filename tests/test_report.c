@@ -64,16 +64,57 @@ find(const struct report *r, const char *path)
 	return NULL;
 }
 
-static struct report
-run(int by_reason, int depth, const char *under, size_t top)
+/* x and y alike: every row, every total, the heaviest in order. */
+static void
+same(const struct report *x, const struct report *y)
 {
-	struct report_opts o = { cfg_priv_find(fx_config, "q"), "all", by_reason, depth, under, top };
-	struct report r;
+	size_t i;
+
+	assert_int_equal(x->nrows, y->nrows);
+	for (i = 0; i < x->nrows; i++) {
+		const struct report_row *a = &x->rows[i], *b = &y->rows[i];
+
+		assert_string_equal(a->path, b->path);
+		assert_int_equal(a->accounts, b->accounts);
+		assert_int_equal(a->own_accounts, b->own_accounts);
+		assert_true(a->used == b->used && a->limit == b->limit && a->credit == b->credit &&
+		    a->held == b->held && a->own_used == b->own_used &&
+		    a->paid_used == b->paid_used && a->topped_up == b->topped_up);
+	}
+	assert_int_equal(x->accounts, y->accounts);
+	assert_int_equal(x->multi, y->multi);
+	assert_true(x->used == y->used && x->limit == y->limit && x->credit == y->credit &&
+	    x->held == y->held && x->paid_used == y->paid_used && x->topped_up == y->topped_up);
+	assert_int_equal(x->ntop, y->ntop);
+	for (i = 0; i < x->ntop; i++) {
+		assert_string_equal(x->top[i].uid, y->top[i].uid);
+		assert_true(x->top[i].used == y->top[i].used && x->top[i].limit == y->top[i].limit);
+	}
+}
+
+/* The report of o over d on one thread; on two lanes it must be the same. */
+static struct report
+run_on(const struct snap *d, struct report_opts o)
+{
+	struct report r, two;
 	struct err e;
 
 	memset(&e, 0, sizeof(e));
-	assert_int_equal(report_usage(s, &o, &r, &e), 0);
+	o.lanes = 1;
+	assert_int_equal(report_usage(d, &o, &r, &e), 0);
+	o.lanes = 2;
+	assert_int_equal(report_usage(d, &o, &two, &e), 0);
+	same(&r, &two);
+	report_free(&two);
 	return r;
+}
+
+static struct report
+run(int by_reason, int depth, const char *under, size_t top)
+{
+	struct report_opts o = { cfg_priv_find(fx_config, "q"), "all", by_reason, depth, under, top, 0 };
+
+	return run_on(s, o);
 }
 
 static void
@@ -190,7 +231,7 @@ usage_of_changed_people_and_other_keys(void **state)
 	static const char *dan[] = { "student/postgrad@sci/maths" }, *gus[] = { "staff/academic@sci" };
 	struct snap_in_account set[] = { { "dan", dan, 1, NULL }, { "gus", gus, 1, NULL } };
 	struct snap_change ch = { set, 2, NULL, 0, NULL, 0, NULL, 0 };
-	struct report_opts o = { cfg_priv_find(fx_config, "q"), "all", 0, 1, NULL, 3 };
+	struct report_opts o = { cfg_priv_find(fx_config, "q"), "all", 0, 1, NULL, 3, 0 };
 	static const char *keys[] = { "gus/q@all", "ANN/q@all", "ann/q@other", "ann/r@all",
 	    "pool:staff@eng/q@all", NULL };
 	struct usage_val v = { 7, 0, 0, 0, "20261204000000.000001Z#000000#000#000000" };
@@ -204,7 +245,7 @@ usage_of_changed_people_and_other_keys(void **state)
 	assert_non_null(d = snap_derive(s, &ch, &e));
 	for (i = 0; keys[i]; i++)
 		usage_put(keys[i], &v);
-	assert_int_equal(report_usage(d, &o, &r, &e), 0);
+	r = run_on(d, o);
 	assert_int_equal(r.accounts, 7);
 	assert_int_equal(r.used, 155 + 7);
 	assert_int_equal(find(&r, "sci")->accounts, 3);		/* dan eve gus */
@@ -220,6 +261,33 @@ usage_of_changed_people_and_other_keys(void **state)
 	snap_free(d);
 }
 
+/* a derived snapshot where the one person in a row moved out: the row is
+ * gone, on two lanes too (which count over every membership record) */
+static void
+a_row_whose_people_moved_out_is_gone(void **state)
+{
+	static const char *fay[] = { "staff/academic@eng" };
+	struct snap_in_account set[] = { { "fay", fay, 1, NULL } };
+	struct snap_change ch = { set, 1, NULL, 0, NULL, 0, NULL, 0 };
+	struct report_opts o = { cfg_priv_find(fx_config, "q"), "all", 0, 1, NULL, 0, 0 };
+	struct snap *d;
+	struct report r;
+	struct err e;
+	size_t i;
+
+	(void)state;
+	memset(&e, 0, sizeof(e));
+	assert_non_null(d = snap_derive(s, &ch, &e));
+	r = run_on(d, o);
+	for (i = 0; i < r.nrows; i++)
+		assert_string_not_equal(r.rows[i].path, "");
+	assert_int_equal(r.nrows, 2);
+	assert_int_equal(find(&r, "eng")->accounts, 5);		/* ann ben cat eve fay */
+	assert_int_equal(r.accounts, 6);
+	report_free(&r);
+	snap_free(d);
+}
+
 int
 main(void)
 {
@@ -230,6 +298,7 @@ main(void)
 		cmocka_unit_test(under_keeps_one_subtree),
 		cmocka_unit_test(the_reason_tree_and_the_heaviest),
 		cmocka_unit_test(usage_of_changed_people_and_other_keys),
+		cmocka_unit_test(a_row_whose_people_moved_out_is_gone),
 	};
 
 	return cmocka_run_group_tests_name("report", tests, setup, teardown);
