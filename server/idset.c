@@ -12,8 +12,8 @@
 
 #include "idset.h"
 
-static uint32_t
-fingerprint(const char *id, size_t n)
+uint32_t
+idset_fingerprint(const char *id, size_t n)
 {
 	uint64_t h = 14695981039346656037ULL;
 	size_t i;
@@ -60,7 +60,12 @@ grow(struct idset *s)
 int
 idset_add(struct idset *s, const char *id, size_t n)
 {
-	uint32_t f = fingerprint(id, n);
+	return idset_add_fp(s, idset_fingerprint(id, n));
+}
+
+int
+idset_add_fp(struct idset *s, uint32_t f)
+{
 	size_t i;
 
 	if ((s->len + 1) * 4 > s->cap * 3 && grow(s) != 0)
@@ -80,7 +85,7 @@ idset_maybe(const struct idset *s, const char *id, size_t n)
 
 	if (s->len == 0)
 		return 0;
-	f = fingerprint(id, n);
+	f = idset_fingerprint(id, n);
 	return s->slot[find(s->slot, s->cap, f)] == f;
 }
 

@@ -19,6 +19,10 @@ struct idset {
 
 /* 0 added, 1 its fingerprint was there, -1 out of memory (s unchanged). */
 int idset_add(struct idset *s, const char *id, size_t n);
+/* id's fingerprint (never 0), and idset_add of it: for a caller that
+ * gathers fingerprints before it knows which to add. */
+uint32_t idset_fingerprint(const char *id, size_t n);
+int idset_add_fp(struct idset *s, uint32_t f);
 /* 1: id may have been added; 0: it was not. */
 int idset_maybe(const struct idset *s, const char *id, size_t n);
 /* Bytes held by s. */

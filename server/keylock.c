@@ -2,6 +2,7 @@
 #include <pthread.h>
 
 #include "keylock.h"
+#include "strmap.h"
 
 #define STRIPES 256
 
@@ -20,12 +21,8 @@ init(void)
 static pthread_mutex_t *
 stripe(const char *key)
 {
-	unsigned h = 2166136261u;
-
 	pthread_once(&once, init);
-	while (*key)
-		h = (h ^ (unsigned char)*key++) * 16777619u;
-	return &locks[h % STRIPES];
+	return &locks[(strmap_hash(key) >> 32) % STRIPES];
 }
 
 void

@@ -453,6 +453,9 @@ caught_up(size_t p)
 	return ok;
 }
 
+/* An account's home among the canonical list. Every privd of a site must
+ * pick the same one, versions apart during an upgrade too: this hash is
+ * part of that agreement, not an implementation detail to swap. */
 static size_t
 home_of(const char *key)
 {

@@ -14,6 +14,7 @@
  * same fingerprint, is asked about as before.
  */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,12 +88,13 @@ evict(const struct known *keep)
 }
 
 /* What one search brought: the entry's UUID and privSegments (m), and the
- * ids of its segments numbered above from, each with its segment's number:
- * those above m have not committed, and the caller leaves them out. */
+ * fingerprints of the ids of its segments numbered above from, each with
+ * its segment's number: those above m have not committed, and the caller
+ * leaves them out. */
 struct loaded {
 	char uuid[SEGIDS_UUID];
 	long long m;
-	char **ids;
+	uint32_t *fp;
 	long long *idk;		/* each id's segment */
 	size_t nids, cap;
 	unsigned char *seen;	/* per segment from+1 .. from+nseen */
@@ -104,19 +106,18 @@ add_id(struct loaded *l, const struct berval *v, long long k)
 {
 	if (l->nids == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 256;
-		char **n = realloc(l->ids, cap * sizeof(*n));
+		uint32_t *n = realloc(l->fp, cap * sizeof(*n));
 		long long *nk;
 
 		if (n == NULL)
 			return -1;
-		l->ids = n;
+		l->fp = n;
 		if ((nk = realloc(l->idk, cap * sizeof(*nk))) == NULL)
 			return -1;
 		l->idk = nk;
 		l->cap = cap;
 	}
-	if ((l->ids[l->nids] = strndup(v->bv_val, v->bv_len)) == NULL)
-		return -1;
+	l->fp[l->nids] = idset_fingerprint(v->bv_val, v->bv_len);
 	l->idk[l->nids++] = k;
 	return 0;
 }
@@ -124,13 +125,19 @@ add_id(struct loaded *l, const struct berval *v, long long k)
 static void
 loaded_free(struct loaded *l)
 {
-	size_t i;
-
-	for (i = 0; i < l->nids; i++)
-		free(l->ids[i]);
-	free(l->ids);
+	free(l->fp);
 	free(l->idk);
 	free(l->seen);
+}
+
+/* id's answer from kn, which holds every committed segment: 2 when it may
+ * sit in one (the directory is asked), 0 when it cannot; kn's UUID, which
+ * the write then asserts. With lock held. */
+static int
+answer(const struct known *kn, const char *id, char uuid[SEGIDS_UUID])
+{
+	memcpy(uuid, kn->uuid, SEGIDS_UUID);
+	return idset_maybe(&kn->ids, id, strlen(id)) ? 2 : 0;
 }
 
 /*
@@ -242,8 +249,7 @@ segids_check(LDAP *ld, const struct cfg *c, const char *udn, long long nseg,
 			return 2;
 		}
 		if (kn->k >= nseg) {
-			rc = idset_maybe(&kn->ids, id, strlen(id)) ? 2 : 0;
-			memcpy(uuid, kn->uuid, SEGIDS_UUID);
+			rc = answer(kn, id, uuid);
 			pthread_mutex_unlock(&lock);
 			return rc;
 		}
@@ -297,7 +303,7 @@ segids_check(LDAP *ld, const struct cfg *c, const char *udn, long long nseg,
 		 * are still in the window, where the write itself finds them */
 		if (l.idk[i] > upto)
 			continue;
-		if ((added = idset_add(&kn->ids, l.ids[i], strlen(l.ids[i]))) < 0) {
+		if ((added = idset_add_fp(&kn->ids, l.fp[i])) < 0) {
 			drop(udn);
 			goto out;
 		}
@@ -307,10 +313,8 @@ segids_check(LDAP *ld, const struct cfg *c, const char *udn, long long nseg,
 		log_debug("segids: %s: %zu request ids of %lld segments", udn, kn->ids.len, upto);
 	kn->k = upto;
 	evict(kn);
-	if (kn->k >= nseg) {
-		rc = idset_maybe(&kn->ids, id, strlen(id)) ? 2 : 0;
-		memcpy(uuid, kn->uuid, SEGIDS_UUID);
-	}
+	if (kn->k >= nseg)
+		rc = answer(kn, id, uuid);
 out:
 	pthread_mutex_unlock(&lock);
 	loaded_free(&l);

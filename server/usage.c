@@ -29,11 +29,8 @@ static struct stripe {
 static struct stripe *
 stripe_of(const char *key)
 {
-	unsigned h = 2166136261u;
-
-	while (*key)
-		h = (h ^ (unsigned char)*key++) * 16777619u;
-	return &stripes[h % STRIPES];
+	/* the high bits: each stripe's map places its keys by the low ones */
+	return &stripes[(strmap_hash(key) >> 32) % STRIPES];
 }
 
 void
