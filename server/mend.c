@@ -14,9 +14,11 @@
 
 #define QUEUE		256
 #define CATCHUP_MS	30000
+#define TOUCHES		5	/* times an absent entry is made to be sent again */
 
 struct note {
 	char *uid, *dn;
+	int touched;		/* times its absence at a peer was acted on */
 };
 
 static const struct cfg *cfg;
@@ -25,8 +27,8 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct note queue[QUEUE];
 static int nqueue;
 
-void
-mend_note(const char *uid, const char *dn)
+static void
+note(const char *uid, const char *dn, int touched)
 {
 	int i;
 
@@ -38,12 +40,19 @@ mend_note(const char *uid, const char *dn)
 			break;
 	if (i == nqueue && nqueue < QUEUE &&
 	    (queue[nqueue].uid = strdup(uid)) != NULL) {
+		queue[nqueue].touched = touched;
 		if ((queue[nqueue].dn = strdup(dn)) != NULL)
 			nqueue++;
 		else
 			free(queue[nqueue].uid);
 	}
 	pthread_mutex_unlock(&lock);
+}
+
+void
+mend_note(const char *uid, const char *dn)
+{
+	note(uid, dn, 0);
 }
 
 struct state {
@@ -125,10 +134,54 @@ swap(LDAPMod **mods, int n, LDAPMod *m, char (*v)[2][24], char *(*vals)[2][2],
 }
 
 /*
+ * A peer that lacks the entry altogether (its add, and perhaps its
+ * parent's, committed at home and never logged) is never sent it: delta-
+ * syncrepl sends the modifies that follow, which fail there. So the entry
+ * and its parent are written again at home, each its naming value
+ * replaced by itself: logged this time, their modifies fail at the peer
+ * as well, which then falls back to a full refresh from home and takes
+ * both entries whole (slapd's syncrepl; doc/replication.md). 0, or -1.
+ */
+static int
+touch(LDAP *home, const char *dn)
+{
+	LDAPDN ldn = NULL;
+	char *parent = NULL;
+	const char *at[2];
+	int i, rc = -1;
+
+	if (ldap_str2dn(dn, &ldn, LDAP_DN_FORMAT_LDAPV3) != LDAP_SUCCESS || ldn == NULL ||
+	    ldn[0] == NULL || ldn[1] == NULL || (parent = strchr(dn, ',')) == NULL)
+		goto done;
+	at[0] = parent + 1;	/* the parent first: the entry needs it there */
+	at[1] = dn;
+	for (i = 0; i < 2; i++) {
+		LDAPAVA *ava = ldn[1 - i][0];
+		struct berval *vals[] = { &ava->la_value, NULL };
+		char attr[64];
+		LDAPMod m, *mods[] = { &m, NULL };
+
+		if (ava->la_attr.bv_len >= sizeof(attr))
+			goto done;
+		memcpy(attr, ava->la_attr.bv_val, ava->la_attr.bv_len);
+		attr[ava->la_attr.bv_len] = '\0';
+		m = (LDAPMod){ LDAP_MOD_REPLACE | LDAP_MOD_BVALUES, attr, { NULL } };
+		m.mod_bvalues = vals;
+		if (ldap_modify_ext_s(home, at[i], mods, NULL, NULL) != LDAP_SUCCESS)
+			goto done;
+	}
+	rc = 0;
+done:
+	ldap_dnfree(ldn);
+	return rc;
+}
+
+/*
  * Makes peer hold h (dn at home, read before a probe that peer has shown
  * since), when it lacks values of h and holds nothing newer: peer is then
  * h without what home never logged. 1 when peer holds newer writes (look
- * again later: they were in flight, and h is no longer what home holds).
+ * again later: they were in flight, and h is no longer what home holds);
+ * 2 when peer has no such entry (touch).
  */
 static int
 mend_one(struct state *h_, LDAP *peer, const char *peer_uri, const char *dn)
@@ -141,7 +194,9 @@ mend_one(struct state *h_, LDAP *peer, const char *peer_uri, const char *dn)
 	int later = 0;
 
 	memset(&p, 0, sizeof(p));
-	if (read_entry(peer, dn, &p) != 1)
+	if ((rc = read_entry(peer, dn, &p)) == 0)
+		return 2;
+	if (rc != 1)
 		goto done;
 	if (h.segments != p.segments || (ents = lacking(h.entries, p.entries)) == NULL ||
 	    (reqs = lacking(h.requests, p.requests)) == NULL)
@@ -207,7 +262,7 @@ run(struct worker *self)
 {
 	(void)self;
 	for (;;) {
-		struct note n = { NULL, NULL };
+		struct note n = { NULL, NULL, 0 };
 		struct state h;
 		struct err e;
 		int again = 0;
@@ -241,8 +296,24 @@ run(struct worker *self)
 				if (read_entry(home, n.dn, &h) != 1)
 					;
 				else if (caught_up(home, peer)) {
-					if (mend_one(&h, peer, uri, n.dn))
+					switch (mend_one(&h, peer, uri, n.dn)) {
+					case 2:
+						if (n.touched >= TOUCHES) {
+							log_warn("mend: %s is still absent at %s; "
+							    "privd --check-ledger names what differs",
+							    n.dn, uri);
+							break;
+						}
+						n.touched++;
+						if (touch(home, n.dn) == 0)
+							log_warn("mend: %s is absent at %s (added at its "
+							    "home provider, never logged for "
+							    "replication): written again at home to be "
+							    "sent whole", n.dn, uri);
+						/* FALLTHROUGH */
+					case 1:
 						again = 1;
+					}
 				} else
 					log_warn("mend: %s has not caught up with the home provider of %s "
 					    "within %d s: not compared", uri, n.dn, CATCHUP_MS / 1000);
@@ -252,7 +323,7 @@ run(struct worker *self)
 			ldpool_put(home, 0);
 		}
 		if (again)
-			mend_note(n.uid, n.dn);
+			note(n.uid, n.dn, n.touched);
 		free(n.uid);
 		free(n.dn);
 		if (again && worker_sleep(&w, 500))

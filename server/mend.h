@@ -13,7 +13,8 @@
  * then waits until every other provider has caught up with the home one
  * (a probe, probe.h), compares the usage entry, and writes what a peer
  * lacks (its ledger values, and its counters set from what they were to
- * the home's) at that peer, as one asserted modify.
+ * the home's) at that peer, as one asserted modify. A peer without the
+ * entry at all is made to fetch it whole from home (touch, in mend.c).
  */
 int mend_start(const struct cfg *c);
 void mend_stop(void);

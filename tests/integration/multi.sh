@@ -6,7 +6,8 @@
 # account's home provider stopped mid-stream, and the consumer following
 # charges. After convergence both providers must hold the same counter,
 # equal to what was accepted and to the ledger, and --check-ledger must
-# pass on each.
+# pass on each. Last, usage entries one provider holds and the other never
+# heard of must reach it once a replay sends mend to look.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
@@ -299,7 +300,7 @@ awk -v p="$p99" 'BEGIN { exit !(p <= 100) }' ||
 	fail "the consumer shows charges after p99 $p99 ms (p50 $p50), not within 100 ms"
 echo "multi.sh: a delta-syncrepl consumer's privd shows each charge after p50 $p50 ms, p99 $p99 ms"
 
-# --- 5. the providers compared (last: it changes a provider behind
+# --- 5. the providers compared (late: it changes a provider behind
 # replication's back): agreeing, then one changed behind
 # replication's back (slapmodify on its stopped database), named, repaired
 BOTH="ldap://127.0.0.1:$P1/ ldap://127.0.0.1:$P2/"
@@ -328,3 +329,41 @@ wait_for "both providers to hold 300 for racer3 again" 100 converged racer3 300
 "$PRIVD" -c config/dev.yaml -W "$BOTH" --check-ledger > "$dir/cmp.out" 2>&1 ||
 	fail "the providers do not agree after the repair: $(cat "$dir/cmp.out")"
 echo "multi.sh: --check-ledger compares the providers: agreeing, then a counter changed on one named, repaired, agreeing"
+
+# --- 6. an entry its home provider added and never logged (a SIGKILL
+# between commit and accesslog): its peer never hears of it, and the
+# modifies that follow fail there. Made here by deleting the account's
+# usage entries at the peer behind replication's back; the replay of the
+# charge that made them sends mend (server/mend.c) to find the peer without
+# them, and the peer must hold them again
+cat > "$dir/unl.yaml" <<'EOF2'
+accounts:
+  unlogged: [test/open@lab]
+EOF2
+curl -sf -H "$A" --data-binary @"$dir/unl.yaml" "$UA/v1/import" > /dev/null || fail "adding unlogged failed"
+has_unlogged() { curl -sf -H "$R" "$1/v1/accounts/unlogged/privileges" > /dev/null; }
+wait_for "unlogged at a" 100 has_unlogged "$UA"
+home=$(home_of unlogged)
+if [ "$home" = "$P1" ]; then peer=$P2 pdir=$dir/mp/2; else peer=$P1 pdir=$dir/mp/1; fi
+wait_for "both providers to hold unlogged's probe charge" 100 converged unlogged 1
+udn="uid=unlogged,ou=usage,ou=privileges,dc=example,dc=edu"
+deploy/slapd-dev.sh stop "$pdir"
+printf 'dn: cn=print.pages@%s,%s\nchangetype: delete\n\ndn: %s\nchangetype: delete\n' \
+	"$period" "$udn" "$udn" > "$dir/gone.ldif"
+/usr/sbin/slapmodify -f "$pdir/slapd.conf" -b dc=example,dc=edu -l "$dir/gone.ldif" > "$dir/slapmodify.log" 2>&1 ||
+	fail "slapmodify (delete): $(cat "$dir/slapmodify.log")"
+deploy/slapd-dev.sh restart "$pdir" || fail "the peer provider did not restart"
+absent() { ! ldapsearch -x -H "ldap://127.0.0.1:$peer/" -D cn=admin,dc=example,dc=edu -w secret \
+	-b "$udn" -s base 1.1 > /dev/null 2>&1; }
+absent || fail "the peer still holds unlogged's usage entries"
+# the print system asks again for the charge it sent: a replay, answered
+# from the home provider's ledger
+code=$(curl -s -o "$dir/replay.json" -w '%{http_code}' -H "$C" \
+	-d '{"request_id":"probe-unlogged","amount":1}' "$UA/v1/accounts/unlogged/quotas/print.pages/charges")
+[ "$code" = 200 ] || fail "the replay of unlogged's charge answered $code: $(cat "$dir/replay.json")"
+wait_for "the peer to hold unlogged's usage entries again" 600 converged unlogged 1
+grep -q "mend: cn=print.pages@$period,$udn is absent at" "$dir/privd-a.log" ||
+	fail "mend did not say what it found: $(grep mend "$dir/privd-a.log" | tail -3)"
+"$PRIVD" -c config/dev.yaml -W "$BOTH" --check-ledger > "$dir/cmp.out" 2>&1 ||
+	fail "the providers do not agree after the mend: $(cat "$dir/cmp.out")"
+echo "multi.sh: usage entries its home provider holds and its peer never heard of: found on a replay, sent again whole"
