@@ -109,6 +109,19 @@ run_on(const struct snap *d, struct report_opts o)
 	return r;
 }
 
+/* s with the n people of set changed, as the follower derives it. */
+static struct snap *
+derived(struct snap_in_account *set, size_t n)
+{
+	struct snap_change ch = { set, n, NULL, 0, NULL, 0, NULL, 0 };
+	struct snap *d;
+	struct err e;
+
+	memset(&e, 0, sizeof(e));
+	assert_non_null(d = snap_derive(s, &ch, &e));
+	return d;
+}
+
 static struct report
 run(int by_reason, int depth, const char *under, size_t top)
 {
@@ -230,19 +243,15 @@ usage_of_changed_people_and_other_keys(void **state)
 {
 	static const char *dan[] = { "student/postgrad@sci/maths" }, *gus[] = { "staff/academic@sci" };
 	struct snap_in_account set[] = { { "dan", dan, 1, NULL }, { "gus", gus, 1, NULL } };
-	struct snap_change ch = { set, 2, NULL, 0, NULL, 0, NULL, 0 };
 	struct report_opts o = { cfg_priv_find(fx_config, "q"), "all", 0, 1, NULL, 3, 0 };
 	static const char *keys[] = { "gus/q@all", "ANN/q@all", "ann/q@other", "ann/r@all",
 	    "pool:staff@eng/q@all", NULL };
 	struct usage_val v = { 7, 0, 0, 0, "20261204000000.000001Z#000000#000#000000" };
-	struct snap *d;
+	struct snap *d = derived(set, 2);
 	struct report r;
-	struct err e;
 	size_t i;
 
 	(void)state;
-	memset(&e, 0, sizeof(e));
-	assert_non_null(d = snap_derive(s, &ch, &e));
 	for (i = 0; keys[i]; i++)
 		usage_put(keys[i], &v);
 	r = run_on(d, o);
@@ -268,16 +277,12 @@ a_row_whose_people_moved_out_is_gone(void **state)
 {
 	static const char *fay[] = { "staff/academic@eng" };
 	struct snap_in_account set[] = { { "fay", fay, 1, NULL } };
-	struct snap_change ch = { set, 1, NULL, 0, NULL, 0, NULL, 0 };
 	struct report_opts o = { cfg_priv_find(fx_config, "q"), "all", 0, 1, NULL, 0, 0 };
-	struct snap *d;
+	struct snap *d = derived(set, 1);
 	struct report r;
-	struct err e;
 	size_t i;
 
 	(void)state;
-	memset(&e, 0, sizeof(e));
-	assert_non_null(d = snap_derive(s, &ch, &e));
 	r = run_on(d, o);
 	for (i = 0; i < r.nrows; i++)
 		assert_string_not_equal(r.rows[i].path, "");

@@ -228,13 +228,12 @@ other=$(curl -sf -H "$R" "$UA/metrics" | grep '^privd_ldap_writes_taken_total' |
 echo "multi.sh: home provider stopped for 3 s mid-stream: $landed charges, each once, on both providers (none lost, none twice; no limit to overrun here)"
 
 # --- 3. a limit while the home provider goes away: its charges wait (ldap.away_allowance 0)
-cat > "$dir/cap.yaml" <<'EOF'
-accounts:
-  capper: [test/capped@lab]
-EOF
-curl -sf -H "$A" --data-binary @"$dir/cap.yaml" "$UA/v1/import" > /dev/null || fail "adding capper failed"
-has_capper() { curl -sf -H "$R" "$1/v1/accounts/capper/privileges" > /dev/null; }
-wait_for "capper at b" 100 has_capper "$UB"
+add_account() {	# UID CELL URL: imported through privd a, seen at URL
+	printf 'accounts:\n  %s: [%s]\n' "$1" "$2" > "$dir/add.yaml"
+	curl -sf -H "$A" --data-binary @"$dir/add.yaml" "$UA/v1/import" > /dev/null || fail "adding $1 failed"
+	wait_for "$1 at $3" 100 curl -sf -o /dev/null -H "$R" "$3/v1/accounts/$1/privileges"
+}
+add_account capper test/capped@lab "$UB"
 home=$(home_of capper)
 if [ "$home" = "$P1" ]; then hdir=$dir/mp/1; else hdir=$dir/mp/2; fi
 capper() {	# URL NAME N: each id until it is answered (a print system retries a 503)
@@ -336,13 +335,7 @@ echo "multi.sh: --check-ledger compares the providers: agreeing, then a counter 
 # usage entries at the peer behind replication's back; the replay of the
 # charge that made them sends mend (server/mend.c) to find the peer without
 # them, and the peer must hold them again
-cat > "$dir/unl.yaml" <<'EOF2'
-accounts:
-  unlogged: [test/open@lab]
-EOF2
-curl -sf -H "$A" --data-binary @"$dir/unl.yaml" "$UA/v1/import" > /dev/null || fail "adding unlogged failed"
-has_unlogged() { curl -sf -H "$R" "$1/v1/accounts/unlogged/privileges" > /dev/null; }
-wait_for "unlogged at a" 100 has_unlogged "$UA"
+add_account unlogged test/open@lab "$UA"
 home=$(home_of unlogged)
 if [ "$home" = "$P1" ]; then peer=$P2 pdir=$dir/mp/2; else peer=$P1 pdir=$dir/mp/1; fi
 wait_for "both providers to hold unlogged's probe charge" 100 converged unlogged 1
