@@ -150,10 +150,12 @@ touch(LDAP *home, const char *dn)
 	const char *at[2];
 	int i, rc = -1;
 
+	/* the parent as libldap writes it: a value may hold an escaped ',' */
 	if (ldap_str2dn(dn, &ldn, LDAP_DN_FORMAT_LDAPV3) != LDAP_SUCCESS || ldn == NULL ||
-	    ldn[0] == NULL || ldn[1] == NULL || (parent = strchr(dn, ',')) == NULL)
+	    ldn[0] == NULL || ldn[1] == NULL ||
+	    ldap_dn2str(&ldn[1], &parent, LDAP_DN_FORMAT_LDAPV3) != LDAP_SUCCESS)
 		goto done;
-	at[0] = parent + 1;	/* the parent first: the entry needs it there */
+	at[0] = parent;		/* the parent first: the entry needs it there */
 	at[1] = dn;
 	for (i = 0; i < 2; i++) {
 		LDAPAVA *ava = ldn[1 - i][0];
@@ -172,6 +174,7 @@ touch(LDAP *home, const char *dn)
 	}
 	rc = 0;
 done:
+	ldap_memfree(parent);
 	ldap_dnfree(ldn);
 	return rc;
 }
