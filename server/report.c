@@ -346,8 +346,8 @@ uset_lane_run(void *arg)
 
 /*
  * us's hits, sorted: each a lookup of its uid among a million accounts
- * (cache misses, most of it), in one pass, or split between two lanes by
- * the table's stripes and merged. 0, or -1 when out of memory.
+ * (cache misses, most of it), in one lane over all the table's stripes,
+ * or in two over half each, merged. 0, or -1 when out of memory.
  */
 static int
 uset_fill(struct uset *us, int lanes)
@@ -356,11 +356,10 @@ uset_fill(struct uset *us, int lanes)
 	size_t i, a = 0, b = 0;
 
 	if (lanes < 2) {
-		if (usage_each(uset_take, us) != 0 && us->oom)
-			return -1;
-		if (us->n > 0)
-			qsort(us->h, us->n, sizeof(*us->h), uhit_order);
-		return 0;
+		l[0] = (struct uset_lane){ *us, 0, USAGE_STRIPES };
+		uset_lane_run(&l[0]);
+		*us = l[0].us;	/* the caller frees what was taken, oom or not */
+		return us->oom ? -1 : 0;
 	}
 	for (i = 0; i < 2; i++) {
 		l[i].us = *us;

@@ -84,17 +84,6 @@ usage_each_of(size_t i, int (*fn)(void *arg, const char *key, const struct usage
 	return rc;
 }
 
-int
-usage_each(int (*fn)(void *arg, const char *key, const struct usage_val *v), void *arg)
-{
-	size_t i;
-	int rc = 0;
-
-	for (i = 0; rc == 0 && i < STRIPES; i++)
-		rc = usage_each_of(i, fn, arg);
-	return rc;
-}
-
 long long
 usage_remaining(long long limit, const struct usage_val *u)
 {

@@ -34,12 +34,10 @@ long long usage_remaining(long long limit, const struct usage_val *u);
 int usage_get_for(const char *uid, const char *quota, const char *period,
     struct usage_val *v);
 void usage_del(const char *key);
-/* fn on every entry, a stripe's lock held (fn must not call usage_*):
- * for a pass over the whole table (a report) instead of a lookup per
- * account; stops at fn's first nonzero, which it returns. */
-int usage_each(int (*fn)(void *arg, const char *key, const struct usage_val *v), void *arg);
-/* The table is striped: usage_each_of(i, ...) calls fn for the entries of
- * stripe i (of USAGE_STRIPES) only, so that two threads can share a pass. */
+/* fn on every entry of stripe i (of USAGE_STRIPES), its lock held (fn
+ * must not call usage_*): for a pass over the whole table (a report),
+ * stripe by stripe, instead of a lookup per account; two threads may share
+ * a pass. Stops at fn's first nonzero, which it returns. */
 #define USAGE_STRIPES 64
 int usage_each_of(size_t stripe, int (*fn)(void *arg, const char *key,
     const struct usage_val *v), void *arg);
