@@ -23,7 +23,7 @@ start_privd() {	# LDAP_PORT HTTP_PORT LOG
 	echo $!
 }
 
-for f in ceiling ldapread charge propagate latency gen population busy entwrite; do
+for f in ceiling ldapread charge chargefloor propagate latency gen population busy entwrite; do
 	cc -std=c11 -Wall -Wextra -Werror -O2 -g -D_GNU_SOURCE -o "$dir/$f" "bench/$f.c" \
 		-lmicrohttpd -lldap -llber -lcurl -lpthread
 done
@@ -146,6 +146,21 @@ us_charge=$(echo "$p1 $p0 $tick" | awk '{ printf "%.0f", ($1 - $2) * 1e6 / $3 / 
 us_slapd=$(echo "$s1 $s0 $tick" | awk '{ printf "%.0f", ($1 - $2) * 1e6 / $3 / 20000 }')
 us_read=$(echo "$p2 $p1 $tick $n1 $n0" | awk '{ printf "%.1f", ($1 - $2) * 1e6 / $3 / ($4 - $5) }')
 cpu_reads=$(ratio "$us_charge" "$us_read")
+#     The floor under it: chargefloor (one thread, one event loop, the same
+#     modify, post-read and usage stream, nothing else) over the same
+#     20,000 charges two at a time, on the same slapd.
+fp=$(free_port)
+"$dir/chargefloor" "$fp" "ldap://127.0.0.1:$lp/" cn=privd,dc=example,dc=edu privd-dev-secret \
+	ou=usage,ou=privileges,dc=example,dc=edu & fpid=$!; pids="$pids $fpid"
+for _ in $(seq 1 250); do curl -sf -X POST "http://127.0.0.1:$fp/" > /dev/null && break; sleep 0.02; done
+"$dir/busy" "http://127.0.0.1:$fp" - floor1 0 1000 2 > /dev/null
+f0=$(cpu "$fpid")
+"$dir/busy" "http://127.0.0.1:$fp" - floor1 1000 20000 2 > /dev/null
+f1=$(cpu "$fpid")
+kill "$fpid" 2>/dev/null; wait "$fpid" 2>/dev/null || true
+us_floor=$(echo "$f1 $f0 $tick" | awk '{ printf "%.0f", ($1 - $2) * 1e6 / $3 / 20000 }')
+floor_reads=$(ratio "$us_floor" "$us_read")
+r12=$(ratio "$us_charge" "$us_floor")
 ra=() rb=()
 for k in 1 2 3; do
 	ra+=("$(wrk_rps -t2 -c64 -d"${D}s" -H "Authorization: Bearer $R" "$U$path")")
@@ -305,6 +320,8 @@ printf '%-44s %-28s %-12s %s\n' "  (filling to 50k: $fill charges/s, 8 at a time
 printf '%-44s %-28s %-12s %s\n' "charges on the paid wallet vs the allowance" "$r9 ($paidc / $allowc /s)" ">= 0.40" "$(verdict "$r9" 0.40 min)"
 printf '%-44s %-28s %-12s %s\n' "privd CPU per charge, in reads" "$cpu_reads ($us_charge / $us_read us)" "<= 6" "$(verdict "$cpu_reads" 6 max)"
 printf '%-44s %-28s %-12s %s\n' "  slapd CPU per charge" "$us_slapd us" "(context)" "-"
+printf '%-44s %-28s %-12s %s\n' "  the floor: one event loop, in reads" "$floor_reads ($us_floor us)" "(context)" "-"
+printf '%-44s %-28s %-12s %s\n' "  privd CPU per charge vs the floor" "$r12" "(context)" "-"
 printf '%-44s %-28s %-12s %s\n' "reads while two clients charge vs alone" "$r11 ($charging / $alone req/s)" ">= 0.70" "$(verdict "$r11" 0.70 min)"
 printf '%-44s %-28s %-12s %s\n' "read latency at 25% of peak ($quarter req/s)" "p50 $q50 / p99 $q99 / p99.9 $q999 ms" "(context)" "-"
 printf '%-44s %-28s %-12s %s\n' "  driver: achieved rate, late sends" "$qrate req/s, $qlag" "= target" "$(echo "$qrate $quarter $qlag" | awk '{ print ($1 >= 0.98 * $2 && $3 <= 0.01) ? "pass" : "FAIL" }')"
