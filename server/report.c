@@ -14,12 +14,11 @@
 
 #include "lanes.h"
 #include "path.h"
-#include "period.h"
-#include "qwrite.h"
 #include "report.h"
 #include "resolve.h"
 #include "strmap.h"
 #include "usage.h"
+#include "uset.h"
 
 /* Whether the path p (len n) lies at or below under (every path when none). */
 static int
@@ -243,183 +242,6 @@ apart(const struct report *r, const long *x, size_t n)
 				return 1;
 		}
 	return 0;
-}
-
-/*
- * The report's usage, taken from the table in one pass rather than looked
- * up for each account (two hashed lookups under a lock, a million times:
- * 300 ms once 100,000 accounts had usage): each entry of this quota in
- * the period or the paid wallet, with its account, sorted by the
- * account's index in the full build, which the walk follows in order.
- */
-struct uhit {
-	uint32_t idx;		/* in s->core; UINT32_MAX: an overlay account */
-	unsigned char paid;	/* the paid wallet's; else the period's */
-	const struct snap_account *a;
-	long long used, credit, held;
-};
-
-struct uset {
-	const struct snap *s;
-	char per[PRIV_NAME_MAX + PERIOD_KEY_MAX + 3], paid[PRIV_NAME_MAX + 16];
-	size_t lper, lpaid;
-	struct uhit *h;
-	size_t n, cap, at;	/* at: the walk's place among the core's */
-	int oom;
-};
-
-/* a's index in s->core, UINT32_MAX when it is an overlay account */
-static uint32_t
-core_index(const struct snap *s, const struct snap_account *a)
-{
-	return a >= s->core && a < s->core + s->ncore ? (uint32_t)(a - s->core) : UINT32_MAX;
-}
-
-static int
-uset_take(void *arg, const char *key, const struct usage_val *v)
-{
-	struct uset *u = arg;
-	size_t kl = strlen(key), ul;
-	const struct snap_account *a;
-	char uid[256];
-	int paid;
-
-	if (kl > u->lper && strcmp(key + kl - u->lper, u->per) == 0) {
-		paid = 0;
-		ul = kl - u->lper;
-	} else if (kl > u->lpaid && strcmp(key + kl - u->lpaid, u->paid) == 0) {
-		paid = 1;
-		ul = kl - u->lpaid;
-	} else
-		return 0;
-	if (ul >= sizeof(uid))
-		return 0;
-	memcpy(uid, key, ul);
-	uid[ul] = '\0';
-	/* the account's own spelling only, as a lookup by a->uid would */
-	if ((a = snap_account(u->s, uid)) == NULL || strcmp(a->uid, uid) != 0)
-		return 0;
-	if (u->n == u->cap) {
-		size_t nc = u->cap ? 2 * u->cap : 1024;
-		struct uhit *nh = realloc(u->h, nc * sizeof(*nh));
-
-		if (nh == NULL) {
-			u->oom = 1;
-			return -1;
-		}
-		u->h = nh;
-		u->cap = nc;
-	}
-	u->h[u->n++] = (struct uhit){ core_index(u->s, a), (unsigned char)paid, a, v->used,
-	    v->credit, v->held };
-	return 0;
-}
-
-static int
-uhit_order(const void *x, const void *y)
-{
-	const struct uhit *a = x, *b = y;
-
-	if (a->idx != b->idx)
-		return a->idx < b->idx ? -1 : 1;
-	return a->a < b->a ? -1 : a->a > b->a;
-}
-
-/* A lane of the usage pass: its half of the table's stripes, sorted. */
-struct uset_lane {
-	struct uset us;
-	size_t lo, hi;
-};
-
-static void *
-uset_lane_run(void *arg)
-{
-	struct uset_lane *l = arg;
-	size_t i;
-
-	for (i = l->lo; i < l->hi && !l->us.oom; i++)
-		usage_each_of(i, uset_take, &l->us);
-	if (!l->us.oom && l->us.n > 0)
-		qsort(l->us.h, l->us.n, sizeof(*l->us.h), uhit_order);
-	return NULL;
-}
-
-/*
- * us's hits, sorted: each a lookup of its uid among a million accounts
- * (cache misses, most of it), in one lane over all the table's stripes,
- * or in two over half each, merged. 0, or -1 when out of memory.
- */
-static int
-uset_fill(struct uset *us, int lanes)
-{
-	struct uset_lane l[2];
-	size_t i, a = 0, b = 0;
-
-	if (lanes < 2) {
-		l[0] = (struct uset_lane){ *us, 0, USAGE_STRIPES };
-		uset_lane_run(&l[0]);
-		*us = l[0].us;	/* the caller frees what was taken, oom or not */
-		return us->oom ? -1 : 0;
-	}
-	for (i = 0; i < 2; i++) {
-		l[i].us = *us;
-		l[i].us.h = NULL;
-		l[i].us.n = l[i].us.cap = 0;
-		l[i].lo = i * USAGE_STRIPES / 2;
-		l[i].hi = (i + 1) * USAGE_STRIPES / 2;
-	}
-	lanes_run(uset_lane_run, &l[0], &l[1], 1);
-	if (l[0].us.oom || l[1].us.oom || (us->h = malloc((l[0].us.n + l[1].us.n + 1) *
-	    sizeof(*us->h))) == NULL) {
-		free(l[0].us.h);
-		free(l[1].us.h);
-		return -1;
-	}
-	us->n = us->cap = l[0].us.n + l[1].us.n;
-	for (i = 0; i < us->n; i++)
-		if (b == l[1].us.n || (a < l[0].us.n && uhit_order(&l[0].us.h[a], &l[1].us.h[b]) <= 0))
-			us->h[i] = l[0].us.h[a++];
-		else
-			us->h[i] = l[1].us.h[b++];
-	free(l[0].us.h);
-	free(l[1].us.h);
-	return 0;
-}
-
-/* a's usage in the period (*u) and in the paid wallet (*w), zero when none. */
-static void
-uset_get(struct uset *us, const struct snap_account *a, struct usage_val *u, struct usage_val *w)
-{
-	uint32_t idx = core_index(us->s, a);
-	size_t k;
-
-	memset(u, 0, sizeof(*u));
-	memset(w, 0, sizeof(*w));
-	if (idx != UINT32_MAX) {
-		while (us->at < us->n && us->h[us->at].idx < idx)
-			us->at++;
-		k = us->at;
-	} else {
-		/* the overlay's few: the first of a's entries, by halves */
-		size_t lo = us->at, hi = us->n;
-
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (us->h[mid].idx < idx || (us->h[mid].idx == idx && us->h[mid].a < a))
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		k = lo;
-	}
-	for (; k < us->n && us->h[k].idx == idx && us->h[k].a == a; k++) {
-		struct usage_val *t = us->h[k].paid ? w : u;
-
-		t->used = us->h[k].used;
-		t->credit = us->h[k].credit;
-		t->held = us->h[k].held;
-	}
 }
 
 /*
@@ -654,7 +476,7 @@ lane_walk(void *arg)
 	const struct snap_account *a;
 	size_t pos = w->lo;
 
-	while ((a = snap_next(w->s, &pos)) != NULL && core_index(w->s, a) < w->hi) {
+	while ((a = snap_next(w->s, &pos)) != NULL && snap_core_index(w->s, a) < w->hi) {
 		ahead(w->s, pos, w->recs, w->pl);
 		if (count(w, a) != 0) {
 			w->oom = 1;
@@ -662,23 +484,6 @@ lane_walk(void *arg)
 		}
 	}
 	return NULL;
-}
-
-/* The usage hits' place for core position lo: the first at or after it. */
-static size_t
-uset_seek(const struct uset *us, size_t lo)
-{
-	size_t a = 0, b = us->n;
-
-	while (a < b) {
-		size_t mid = a + (b - a) / 2;
-
-		if (us->h[mid].idx < lo)
-			a = mid + 1;
-		else
-			b = mid;
-	}
-	return a;
 }
 
 /*
@@ -799,15 +604,9 @@ report_usage(const struct snap *s, const struct report_opts *o, struct report *o
 	memset(&w, 0, sizeof(w));
 	strmap_init(&idx);
 	strmap_init(&cache);
-	w.us.s = s;
-	w.us.lper = (size_t)snprintf(w.us.per, sizeof(w.us.per), "/%s@%s", quota, o->period);
-	w.us.lpaid = (size_t)snprintf(w.us.paid, sizeof(w.us.paid), "/%s@%s", quota,
-	    QUOTA_PAID_PERIOD);
 	w.hit = w.first;
 	w.hcap = sizeof(w.first) / sizeof(w.first[0]);
-	if (w.us.lper >= sizeof(w.us.per) || w.us.lpaid >= sizeof(w.us.paid))
-		goto oom;
-	if (uset_fill(&w.us, lanes) != 0)
+	if (uset_fill(&w.us, s, quota, o->period, lanes) != 0)
 		goto oom;
 	if ((recs = calloc(s->nmres + 1, sizeof(*recs))) == NULL)
 		goto oom;
@@ -839,7 +638,7 @@ report_usage(const struct snap *s, const struct report_opts *o, struct report *o
 	cache_free(&cache);
 	free(recs);
 	free(pl.rows);
-	free(w.us.h);
+	uset_free(&w.us);
 	/* never qsort a NULL array, even an empty one */
 	if (out->nrows > 0)
 		qsort(out->rows, out->nrows, sizeof(*out->rows), by_path);
@@ -855,7 +654,7 @@ oom:
 	cache_free(&cache);
 	free(recs);
 	free(pl.rows);
-	free(w.us.h);
+	uset_free(&w.us);
 	strmap_free(&idx);
 	report_free(out);
 	return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");

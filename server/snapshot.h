@@ -340,6 +340,13 @@ snap_val_idx(const void *v)
 {
 	return (size_t)(uintptr_t)v - 1;
 }
+/* a's index in s->core (the full build's array), UINT32_MAX when a is an
+ * account of the overlay */
+static inline uint32_t
+snap_core_index(const struct snap *s, const struct snap_account *a)
+{
+	return a >= s->core && a < s->core + s->ncore ? (uint32_t)(a - s->core) : UINT32_MAX;
+}
 /* Frees what one membership's resolved value owns (not pv). */
 void snap_pval_clear(struct snap_pval *pv);
 
