@@ -15,32 +15,19 @@
 
 #include <ldap.h>
 
+#include "benchldap.h"
+
 static char **av;
 static volatile int stop;
 static long done;
 static int naccounts;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-static LDAP *
-conn(void)
-{
-	struct berval cred = { strlen(av[3]), av[3] };
-	LDAP *ld;
-	int v = 3;
-
-	if (ldap_initialize(&ld, av[1]) != LDAP_SUCCESS)
-		return NULL;
-	ldap_set_option(ld, LDAP_OPT_PROTOCOL_VERSION, &v);
-	if (ldap_sasl_bind_s(ld, av[2], LDAP_SASL_SIMPLE, &cred, NULL, NULL, NULL) != LDAP_SUCCESS)
-		return NULL;
-	return ld;
-}
-
 static void *
 run(void *arg)
 {
 	long id = (long)arg, n = 0, i = 0;
-	LDAP *ld = conn();
+	LDAP *ld = bench_bind(av[1], av[2], av[3]);
 
 	while (ld && !stop) {
 		char dn[512], rid[64], entry[512], refund[96], used[16] = "1", *v0[2] = { used, NULL };
@@ -99,24 +86,14 @@ main(int argc, char **argv)
 	av = argv;
 	naccounts = atoi(argv[5]);
 	conc = atoi(argv[7]);
-	if ((ld = conn()) == NULL || conc < 1 || conc > 64 || naccounts < 1)
+	if ((ld = bench_bind(argv[1], argv[2], argv[3])) == NULL || conc < 1 || conc > 64 || naccounts < 1)
 		return 1;
 	/* the usage entries, as privd creates them on first use */
 	for (i = 0; i < naccounts; i++) {
-		char dn[600], udn[512], uid[32], *oc1[] = { "privAccountUsage", NULL };
-		char *u[] = { uid, NULL }, *oc2[] = { "privUsage", NULL }, *cn[] = { "print.pages@all", NULL };
-		char *zero[] = { "0", NULL }, *per[] = { "all", NULL };
-		LDAPMod a0 = { LDAP_MOD_ADD, "objectClass", { oc1 } }, a1 = { LDAP_MOD_ADD, "uid", { u } };
-		LDAPMod b0 = { LDAP_MOD_ADD, "objectClass", { oc2 } }, b1 = { LDAP_MOD_ADD, "cn", { cn } };
-		LDAPMod b2 = { LDAP_MOD_ADD, "privUsed", { zero } }, b3 = { LDAP_MOD_ADD, "privCredit", { zero } };
-		LDAPMod b4 = { LDAP_MOD_ADD, "privHeld", { zero } }, b5 = { LDAP_MOD_ADD, "privPeriod", { per } };
-		LDAPMod *ma[] = { &a0, &a1, NULL }, *mb[] = { &b0, &b1, &b2, &b3, &b4, &b5, NULL };
+		char uid[32];
 
 		snprintf(uid, sizeof(uid), "bench%03d", i);
-		snprintf(udn, sizeof(udn), "uid=%s,%s", uid, argv[4]);
-		snprintf(dn, sizeof(dn), "cn=print.pages@all,%s", udn);
-		ldap_add_ext_s(ld, udn, ma, NULL, NULL);
-		ldap_add_ext_s(ld, dn, mb, NULL, NULL);
+		bench_usage_entry(ld, argv[4], uid);
 	}
 	ldap_unbind_ext_s(ld, NULL, NULL);
 	for (i = 0; i < conc; i++)

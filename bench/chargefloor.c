@@ -21,9 +21,10 @@
 #include <ldap.h>
 #include <microhttpd.h>
 
+#include "benchldap.h"
+
 #define PENDING 1024
 
-static char **av;
 static LDAP *w, *s;
 static char dn[600];
 static long seq;
@@ -36,21 +37,6 @@ struct req {
 	struct MHD_Connection *c;
 };
 static struct req *pending[PENDING];
-
-static LDAP *
-conn(void)
-{
-	struct berval cred = { strlen(av[4]), av[4] };
-	LDAP *ld;
-	int v = 3;
-
-	if (ldap_initialize(&ld, av[2]) != LDAP_SUCCESS)
-		return NULL;
-	ldap_set_option(ld, LDAP_OPT_PROTOCOL_VERSION, &v);
-	if (ldap_sasl_bind_s(ld, av[3], LDAP_SASL_SIMPLE, &cred, NULL, NULL, NULL) != LDAP_SUCCESS)
-		return NULL;
-	return ld;
-}
 
 static int
 send_modify(struct req *q)
@@ -199,24 +185,11 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: chargefloor PORT URI BINDDN PASSWORD USAGE_BASE\n");
 		return 2;
 	}
-	av = argv;
-	if ((w = conn()) == NULL || (s = conn()) == NULL)
+	if ((w = bench_bind(argv[2], argv[3], argv[4])) == NULL ||
+	    (s = bench_bind(argv[2], argv[3], argv[4])) == NULL)
 		return 1;
-	{
-		char udn[512], *oc1[] = { "privAccountUsage", NULL }, *u[] = { "floor1", NULL };
-		char *oc2[] = { "privUsage", NULL }, *cn[] = { "print.pages@all", NULL };
-		char *zero[] = { "0", NULL }, *per[] = { "all", NULL };
-		LDAPMod a0 = { LDAP_MOD_ADD, "objectClass", { oc1 } }, a1 = { LDAP_MOD_ADD, "uid", { u } };
-		LDAPMod b0 = { LDAP_MOD_ADD, "objectClass", { oc2 } }, b1 = { LDAP_MOD_ADD, "cn", { cn } };
-		LDAPMod b2 = { LDAP_MOD_ADD, "privUsed", { zero } }, b3 = { LDAP_MOD_ADD, "privCredit", { zero } };
-		LDAPMod b4 = { LDAP_MOD_ADD, "privHeld", { zero } }, b5 = { LDAP_MOD_ADD, "privPeriod", { per } };
-		LDAPMod *ma[] = { &a0, &a1, NULL }, *mb[] = { &b0, &b1, &b2, &b3, &b4, &b5, NULL };
-
-		snprintf(udn, sizeof(udn), "uid=floor1,%s", argv[5]);
-		snprintf(dn, sizeof(dn), "cn=print.pages@all,%s", udn);
-		ldap_add_ext_s(w, udn, ma, NULL, NULL);
-		ldap_add_ext_s(w, dn, mb, NULL, NULL);
-	}
+	bench_usage_entry(w, argv[5], "floor1");
+	snprintf(dn, sizeof(dn), "cn=print.pages@all,uid=floor1,%s", argv[5]);
 	/* the usage stream, refreshed before the first request is taken */
 	if ((ber = ber_alloc_t(LBER_USE_DER)) == NULL ||
 	    ber_printf(ber, "{eb}", (ber_int_t)LDAP_SYNC_REFRESH_AND_PERSIST, 0) < 0 ||

@@ -155,7 +155,7 @@ fp=$(free_port)
 for _ in $(seq 1 250); do curl -sf -X POST "http://127.0.0.1:$fp/" > /dev/null && break; sleep 0.02; done
 "$dir/busy" "http://127.0.0.1:$fp" - floor1 0 1000 2 > /dev/null
 f0=$(cpu "$fpid")
-"$dir/busy" "http://127.0.0.1:$fp" - floor1 1000 20000 2 > /dev/null
+read -r _ fbad < <("$dir/busy" "http://127.0.0.1:$fp" - floor1 1000 20000 2)
 f1=$(cpu "$fpid")
 kill "$fpid" 2>/dev/null; wait "$fpid" 2>/dev/null || true
 us_floor=$(echo "$f1 $f0 $tick" | awk '{ printf "%.0f", ($1 - $2) * 1e6 / $3 / 20000 }')
@@ -320,7 +320,7 @@ printf '%-44s %-28s %-12s %s\n' "  (filling to 50k: $fill charges/s, 8 at a time
 printf '%-44s %-28s %-12s %s\n' "charges on the paid wallet vs the allowance" "$r9 ($paidc / $allowc /s)" ">= 0.40" "$(verdict "$r9" 0.40 min)"
 printf '%-44s %-28s %-12s %s\n' "privd CPU per charge, in reads" "$cpu_reads ($us_charge / $us_read us)" "<= 6" "$(verdict "$cpu_reads" 6 max)"
 printf '%-44s %-28s %-12s %s\n' "  slapd CPU per charge" "$us_slapd us" "(context)" "-"
-printf '%-44s %-28s %-12s %s\n' "  the floor: one event loop, in reads" "$floor_reads ($us_floor us)" "(context)" "-"
+printf '%-44s %-28s %-12s %s\n' "  the floor: one event loop, in reads" "$floor_reads ($us_floor us)" "all 201" "$([ "$fbad" = 0 ] && echo pass || echo "FAIL ($fbad not 201)")"
 printf '%-44s %-28s %-12s %s\n' "  privd CPU per charge vs the floor" "$r12" "(context)" "-"
 printf '%-44s %-28s %-12s %s\n' "reads while two clients charge vs alone" "$r11 ($charging / $alone req/s)" ">= 0.70" "$(verdict "$r11" 0.70 min)"
 printf '%-44s %-28s %-12s %s\n' "read latency at 25% of peak ($quarter req/s)" "p50 $q50 / p99 $q99 / p99.9 $q999 ms" "(context)" "-"
