@@ -1,11 +1,11 @@
 /*
  * gen.c - a synthetic directory at the scale of a big university, as LDIF
  * for slapadd: trees 5 deep (484 reasons, 1705 organisations), CELLS cells,
- * 5 grants per cell, ACCOUNTS accounts with 2 memberships each in cells of
- * leaf reasons. Deterministic (a fixed seed). With EVERY and PERIOD, every
- * EVERY-th account has used some print.pages in PERIOD (its usage entry
- * as privd writes it), for reports that read usage.
- * Usage: gen ACCOUNTS CELLS [EVERY PERIOD] > big.ldif
+ * 5 grants per cell, ACCOUNTS accounts with 2 memberships each (or
+ * MEMBERSHIPS) in cells of leaf reasons. Deterministic (a fixed seed). With
+ * EVERY and PERIOD, every EVERY-th account has used some print.pages in
+ * PERIOD (its usage entry as privd writes it), for reports that read usage.
+ * Usage: gen ACCOUNTS CELLS [EVERY PERIOD [MEMBERSHIPS]] > big.ldif
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,19 +74,23 @@ main(int argc, char **argv)
 {
 	static const int rfan[5] = { 4, 3, 3, 3, 3 }, ofan[5] = { 5, 4, 4, 4, 4 };
 	char **reasons, **orgs, **leaves, **cells, name[600];
-	int nreasons, norgs, nleaves = 0, ncells, i, accounts, want, every = 0;
+	int nreasons, norgs, nleaves = 0, ncells, i, j, k, accounts, want, every = 0, nm = 2;
+	int m[16];
 	const char *period = NULL;
 	char rs[128];
 
-	if (argc != 3 && argc != 5)
+	if (argc != 3 && argc != 5 && argc != 6)
 		return 2;
 	accounts = atoi(argv[1]);
 	want = atoi(argv[2]);
-	if (argc == 5) {
+	if (argc >= 5) {
 		every = atoi(argv[3]);
 		period = argv[4];
 	}
-	if (accounts < 1 || want < 2 || want > 10000000 || every < 0)
+	if (argc == 6)
+		nm = atoi(argv[5]);
+	if (accounts < 1 || want < 2 || want > 10000000 || every < 0 || nm < 1 || nm > 16 ||
+	    nm > want / 2)
 		return 2;
 	for (nset = 1024; nset < 2u * (unsigned)want; nset *= 2)
 		;
@@ -133,13 +137,22 @@ main(int argc, char **argv)
 		    rnd(4) ? "false" : "true", 1 + rnd(5), rnd(30));
 	}
 	for (i = 0; i < accounts; i++) {
-		int a = 2 * rnd(want / 2), b = 2 * rnd(want / 2);
-
-		if (b == a)
-			b = (a + 2) % want;
+		/* distinct cells of even index; two are drawn as they always were,
+		 * so the two-membership directories stay the same */
+		m[0] = 2 * rnd(want / 2);
+		for (j = 1; j < nm; j++) {
+			m[j] = 2 * rnd(want / 2);
+			for (k = 0; k < j; k++)
+				if (m[k] == m[j]) {
+					m[j] = (m[j] + 2) % (want - want % 2);
+					k = -1;
+				}
+		}
 		printf("dn: uid=u%06d,%s\nobjectClass: account\nobjectClass: privAccount\n"
-		    "uid: u%06d\nprivMembership: cn=%s,ou=cells,%s\nprivMembership: cn=%s,ou=cells,%s\n\n",
-		    i, PEOPLE, i, cells[a], BASE, cells[b], BASE);
+		    "uid: u%06d\n", i, PEOPLE, i);
+		for (j = 0; j < nm; j++)
+			printf("privMembership: cn=%s,ou=cells,%s\n", cells[m[j]], BASE);
+		printf("\n");
 	}
 	for (i = 0; every > 0 && i < accounts; i += every) {
 		printf("dn: uid=u%06d,ou=usage,%s\nobjectClass: privAccountUsage\nuid: u%06d\n\n",

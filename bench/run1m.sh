@@ -25,6 +25,7 @@ for f in gen propagate population; do
 		-lldap -llber -lcurl
 done
 rss_of() { awk -v k="$2" '$1 == k ":" { printf "%.0f", $2 / 1024 }' "/proc/$1/status"; }
+rss_kb() { awk '$1 == "VmRSS:" { print $2 }' "/proc/$1/status"; }
 # propagate's account and cells: prop in prop/a@ (print.pages moves), b and c
 prop_ldif() {
 	local b=ou=privileges,dc=example,dc=edu r
@@ -58,8 +59,8 @@ prop() {	# KIND PORT HTTP_PORT
 per=$(curl -s -H "Authorization: Bearer $R" "http://127.0.0.1:$hp/v1/accounts/prop/privileges/print.pages" |
 	sed -n 's/.*"period":"\([^"]*\)".*/\1/p')
 # gen_dir NAME ACCOUNTS CELLS [MAXSIZE]: generated, slapadd, slapd started; its port
-gen_dir() {
-	{ "$dir/gen" "$2" "$3" 10 "$per"; prop_ldif; } > "$dir/$1.ldif"
+gen_dir() {	# NAME ACCOUNTS CELLS [MAXSIZE [MEMBERSHIPS]]
+	{ "$dir/gen" "$2" "$3" 10 "$per" "${5:-2}"; prop_ldif; } > "$dir/$1.ldif"
 	MAXSIZE=${4:-1073741824} deploy/slapd-dev.sh init "$dir/$1" "$dir/$1.ldif"
 	rm -f "$dir/$1.ldif"
 }
@@ -93,8 +94,21 @@ read -r mg50 mg99 < <(prop grant "$mp" "$hm")
 read -r mm50 mm99 < <(prop membership "$mp" "$hm")
 read -r ma50 ma99 < <(N=$NA prop all "$mp" "$hm")
 mpeak=$(rss_of "$mpid" VmHWM)
+mkb=$(rss_kb "$mpid")
 kill "$mpid"; wait "$mpid" 2>/dev/null || true
 deploy/slapd-dev.sh stop "$dir/mid"
+
+# --- the same 100,000 accounts with 6 memberships each: what a membership
+#     costs, from the difference (400,000 more), and so what an account
+#     costs without its own; privd on the small directory is the rest
+m6p=$(gen_dir mid6 100000 10000 1073741824 6)
+hm6=$(free_port)
+m6pid=$(start_privd mid6 "$m6p" "$hm6"); pids="$pids $m6pid"
+m6kb=$(rss_kb "$m6pid")
+kill "$m6pid"; wait "$m6pid" 2>/dev/null || true
+deploy/slapd-dev.sh stop "$dir/mid6"
+basekb=$(rss_kb "$spid")
+permem=$(echo "$m6kb $mkb" | awk '{ printf "%.0f", ($1 - $2) * 1024 / 400000 }')
 
 # --- the big directory
 t0=$(date +%s.%N)
@@ -112,6 +126,7 @@ for k in 1 2 3; do
 done
 load=$(printf '%s\n' "${loads[@]}" | sort -n | sed -n 2p)
 rss=$(rss_of "$bpid" VmRSS)
+bigkb=$(rss_kb "$bpid")
 # slapd alone: the people as privd asks for them (a sync refresh), read by
 # ldapsearch and thrown away; slapd sends them on one thread, so this is
 # the floor under the load on this machine at this hour
@@ -141,6 +156,9 @@ read -r ba50 ba99 < <(N=$NA prop all "$bp" "$hb")
 peak=$(rss_of "$bpid" VmHWM)
 now=$(rss_of "$bpid" VmRSS)
 peracct=$(echo "$rss" | awk '{ printf "%.0f", $1 * 1048576 / 1000000 }')
+# an account less its two memberships and privd's own base (the cells and
+# every 10th account's usage entry are in it)
+pera=$(echo "$bigkb $basekb $permem" | awk '{ printf "%.0f", (($1 - $2) * 1024 - 2000000 * $3) / 1000000 }')
 
 # privd --import of 1,000,000 accounts (bench/population.c) into an empty
 # directory, alone on the machine; BENCH_IMPORT=0 leaves it out (it takes
@@ -168,6 +186,7 @@ row "1M accounts: generated and loaded by slapadd" "$made s" "(context)" "-"
 row "1M accounts: snapshot load, median of 3" "$load s (${loads[0]}, ${loads[1]}, ${loads[2]})" "<= 8 s" "$(verdict "$load" 8 max)"
 row "  the people as a sync refresh, slapd alone" "$floor s (the load $(ratio "$load" "$floor") of it)" "(context)" "-"
 row "1M accounts: resident memory after the load" "$rss MB ($peracct B an account)" "<= 400 MB" "$(verdict "$rss" 400 max)"
+row "  a membership / an account without them" "$permem B / $pera B (privd alone: $((basekb / 1024)) MB)" "(context)" "-"
 row "1M accounts: peak resident memory, edits too" "$peak MB (now $now MB)" "<= 400 MB" "$(verdict "$peak" 400 max)"
 row "1M accounts: reads vs small directory" "$r1 ($big / $small req/s)" ">= 0.90" "$(verdict "$r1" 0.90 min)"
 row "1M accounts: usage report by organisation" "$rep ms (usage: every 10th)" "<= 200 ms" "$(verdict "$rep" 200 max)"
