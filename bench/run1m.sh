@@ -24,8 +24,9 @@ for f in gen propagate population; do
 	cc -std=c11 -Wall -Wextra -Werror -O2 -g -D_GNU_SOURCE -o "$dir/$f" "bench/$f.c" \
 		-lldap -llber -lcurl
 done
-rss_of() { awk -v k="$2" '$1 == k ":" { printf "%.0f", $2 / 1024 }' "/proc/$1/status"; }
-rss_kb() { awk '$1 == "VmRSS:" { print $2 }' "/proc/$1/status"; }
+kb_of() { awk -v k="$2" '$1 == k ":" { print $2 }' "/proc/$1/status"; }	# PID KEY: kB
+mb() { echo "$1" | awk '{ printf "%.0f", $1 / 1024 }'; }
+rss_of() { mb "$(kb_of "$1" "$2")"; }
 # propagate's account and cells: prop in prop/a@ (print.pages moves), b and c
 prop_ldif() {
 	local b=ou=privileges,dc=example,dc=edu r
@@ -88,13 +89,13 @@ mp=$(gen_dir mid 100000 10000)
 hm=$(free_port)
 mpid=$(start_privd mid "$mp" "$hm"); pids="$pids $mpid"
 mload=$(cat "$dir/mid.load")
-mrss=$(rss_of "$mpid" VmRSS)
+mkb=$(kb_of "$mpid" VmRSS)	# after the load, as m6kb below
+mrss=$(mb "$mkb")
 mrep=$(report_ms "$hm")
 read -r mg50 mg99 < <(prop grant "$mp" "$hm")
 read -r mm50 mm99 < <(prop membership "$mp" "$hm")
 read -r ma50 ma99 < <(N=$NA prop all "$mp" "$hm")
 mpeak=$(rss_of "$mpid" VmHWM)
-mkb=$(rss_kb "$mpid")
 kill "$mpid"; wait "$mpid" 2>/dev/null || true
 deploy/slapd-dev.sh stop "$dir/mid"
 
@@ -104,10 +105,10 @@ deploy/slapd-dev.sh stop "$dir/mid"
 m6p=$(gen_dir mid6 100000 10000 1073741824 6)
 hm6=$(free_port)
 m6pid=$(start_privd mid6 "$m6p" "$hm6"); pids="$pids $m6pid"
-m6kb=$(rss_kb "$m6pid")
+m6kb=$(kb_of "$m6pid" VmRSS)
 kill "$m6pid"; wait "$m6pid" 2>/dev/null || true
 deploy/slapd-dev.sh stop "$dir/mid6"
-basekb=$(rss_kb "$spid")
+basekb=$(kb_of "$spid" VmRSS)
 permem=$(echo "$m6kb $mkb" | awk '{ printf "%.0f", ($1 - $2) * 1024 / 400000 }')
 
 # --- the big directory
@@ -125,8 +126,8 @@ for k in 1 2 3; do
 	loads+=("$(cat "$dir/big.load")")
 done
 load=$(printf '%s\n' "${loads[@]}" | sort -n | sed -n 2p)
-rss=$(rss_of "$bpid" VmRSS)
-bigkb=$(rss_kb "$bpid")
+bigkb=$(kb_of "$bpid" VmRSS)
+rss=$(mb "$bigkb")
 # slapd alone: the people as privd asks for them (a sync refresh), read by
 # ldapsearch and thrown away; slapd sends them on one thread, so this is
 # the floor under the load on this machine at this hour
