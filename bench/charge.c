@@ -86,7 +86,8 @@ main(int argc, char **argv)
 	av = argv;
 	naccounts = atoi(argv[5]);
 	conc = atoi(argv[7]);
-	if ((ld = bench_bind(argv[1], argv[2], argv[3])) == NULL || conc < 1 || conc > 64 || naccounts < 1)
+	if ((ld = bench_bind(argv[1], argv[2], argv[3])) == NULL || conc < 1 || conc > 64 ||
+	    naccounts < 1)
 		return 1;
 	/* the usage entries, as privd creates them on first use */
 	for (i = 0; i < naccounts; i++) {

@@ -6,9 +6,10 @@
  * attributes under an assertion, with a post-read) without waiting, the
  * connection stays suspended until the result arrives, and the result is
  * answered 201; the echo of each write arrives on a refreshAndPersist
- * search of the usage subtree, read in the same loop, as privd's follower
- * must, with its attributes. No JSON, no ledger, no locks, no thread hand-over: what is left is
- * the system calls and wake-ups every design pays.
+ * search of the usage subtree with the follower's attributes, read in the
+ * same loop, as privd's follower must. No JSON, no ledger, no locks, no
+ * thread hand-over: what is left is the system calls and wake-ups every
+ * design pays.
  * Usage: chargefloor PORT URI BINDDN PASSWORD USAGE_BASE
  */
 #include <sys/epoll.h>
@@ -153,20 +154,15 @@ results(void)
 	return resumed;
 }
 
-/* the usage stream: every message read and dropped; 1 once refreshed */
-static int
+/* the usage stream: every message that has arrived, read and dropped */
+static void
 stream(void)
 {
 	struct timeval zero = { 0, 0 };
 	LDAPMessage *res;
-	int done = 0;
 
-	while (ldap_result(s, LDAP_RES_ANY, LDAP_MSG_RECEIVED, &zero, &res) > 0) {
-		if (ldap_msgtype(res) == LDAP_RES_INTERMEDIATE)
-			done = 1;
+	while (ldap_result(s, LDAP_RES_ANY, LDAP_MSG_RECEIVED, &zero, &res) > 0)
 		ldap_msgfree(res);
-	}
-	return done;
 }
 
 int
