@@ -154,7 +154,7 @@ access to dn.subtree="ou=people,dc=example,dc=edu" attrs=entry,uid,entryCSN
 access to dn.regex="^(.+,)?uid=([^,]+),ou=usage,ou=privileges,dc=example,dc=edu$"
 	by dn.exact="cn=privd,dc=example,dc=edu" write
 	by dn.exact="uid=mwhite,ou=people,dc=example,dc=edu" write
-	by dn.regex="^uid=\$2,(.+,)?ou=people,dc=example,dc=edu$" read
+	by dn.exact,expand="uid=\$2,ou=people,dc=example,dc=edu" read
 	by * none
 access to dn.subtree="ou=usage,ou=privileges,dc=example,dc=edu"
 	by dn.exact="cn=privd,dc=example,dc=edu" write

@@ -2,10 +2,11 @@
  * administrator, redeemed by a person (their own sign-in) or a topup key. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "api.h"
 #include "body.h"
-#include "login.h"
+#include "loginrate.h"
 #include "period.h"
 #include "qwrite.h"
 #include "resolve.h"
@@ -26,14 +27,36 @@ batch_ok(const char *b)
 	return 1;
 }
 
+/*
+ * Whether d is a real day (2026-02-30 is not), written YYYY-MM-DD, and not
+ * before today in UTC, the day a redemption compares it with (voucher.c):
+ * a voucher made expired would be money nobody can redeem.
+ */
 static int
-date_ok(const char *d)
+date_ok(const char *d, const char **why)
 {
-	int y, m, dd;
-	char tail;
+	static const int mdays[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	int y, m, dd, leap;
+	char tail, today[11];
+	time_t t = period_now();
+	struct tm tm;
 
-	return strlen(d) == 10 && sscanf(d, "%4d-%2d-%2d%c", &y, &m, &dd, &tail) == 3 &&
-	    y >= 2000 && m >= 1 && m <= 12 && dd >= 1 && dd <= 31;
+	*why = "expires is a date, YYYY-MM-DD (the last day it can be redeemed)";
+	if (strlen(d) != 10 || sscanf(d, "%4d-%2d-%2d%c", &y, &m, &dd, &tail) != 3 ||
+	    d[4] != '-' || d[7] != '-' || y < 2000 || m < 1 || m > 12)
+		return 0;
+	leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+	if (dd < 1 || dd > mdays[m - 1] + (m == 2 && leap)) {
+		*why = "expires is not a day of the calendar (YYYY-MM-DD)";
+		return 0;
+	}
+	gmtime_r(&t, &tm);
+	strftime(today, sizeof(today), "%Y-%m-%d", &tm);
+	if (strcmp(d, today) < 0) {
+		*why = "expires is in the past: the voucher could never be redeemed";
+		return 0;
+	}
+	return 1;
 }
 
 static void
@@ -51,7 +74,7 @@ api_voucher_create(struct req *r)
 {
 	static const char *const allowed[] = { "quota", "value", "count", "expires", "batch",
 	    NULL };
-	const char *quota = NULL, *expires = NULL, *batch = NULL;
+	const char *quota = NULL, *expires = NULL, *batch = NULL, *why;
 	char made[VOUCHER_BATCH_MAX + 1], *codes = NULL;
 	long long value, count;
 	enum MHD_Result ret;
@@ -75,9 +98,8 @@ api_voucher_create(struct req *r)
 		    quota);
 		goto out;
 	}
-	if (expires != NULL && !date_ok(expires)) {
-		ret = http_error(r, 400, "bad_request", "expires", "expires is a date, "
-		    "YYYY-MM-DD (the last day it can be redeemed)");
+	if (expires != NULL && !date_ok(expires, &why)) {
+		ret = http_error(r, 400, "bad_request", "expires", "%s", why);
 		goto out;
 	}
 	if (batch != NULL && !batch_ok(batch)) {
@@ -161,7 +183,7 @@ api_voucher_redeem(struct req *r)
 	json_t *o, *ans;
 
 	memset(&e, 0, sizeof(e));
-	if (!login_allowed(addr))
+	if (!loginrate_allowed(addr))
 		return http_error(r, 429, "too_many_attempts", NULL, "too many wrong codes or "
 		    "passwords from %s; wait a minute", addr);
 	if ((o = body_object(r->body, r->len, allowed, &e)) == NULL ||
@@ -181,7 +203,7 @@ api_voucher_redeem(struct req *r)
 	if (voucher_redeem(r->cfg, code, uid, r->actor ? r->actor : uid, &v, &again, &e) != 0) {
 		json_decref(o);
 		if (e.code == ERR_NOT_FOUND) {
-			login_failed(addr);
+			loginrate_failed(addr);
 			return http_error(r, 404, "unknown_voucher", "code", "%s", e.msg);
 		}
 		if (e.code == ERR_CONFLICT)

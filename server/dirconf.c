@@ -102,13 +102,14 @@ static int
 acl(const struct cfg *c, const struct dirconf_site *s, int i, char *out, size_t n)
 {
 	const char *who = c->bind_dn ? c->bind_dn : "cn=privd,dc=example,dc=edu";
-	char base[400], people[400], self[600];
+	char base[400], self[600];
 
 	regex_of(c->base_dn, base, sizeof(base));
-	regex_of(c->people_dn, people, sizeof(people));
+	/* the owner by exact DN, the uid expanded as a DN value: put into a
+	 * regular expression, its '.' would match anyone's (axb reading a.b's) */
 	if (c->ledger_self_read)
-		snprintf(self, sizeof(self), "by dn.regex=\"^%s=$2,(.+,)?%s$\" read ",
-		    c->uid_attr, people);
+		snprintf(self, sizeof(self), "by dn.exact,expand=\"%s=$2,%s\" read ",
+		    c->uid_attr, c->people_dn);
 	else
 		self[0] = '\0';
 	switch (i) {

@@ -1,9 +1,10 @@
-/* err.c - filling a struct err. */
+/* err.c - filling a struct err, its text always valid UTF-8 (utf8.h). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "err.h"
+#include "utf8.h"
 
 int
 err_set(struct err *e, enum err_code code, int line, const char *key,
@@ -20,6 +21,9 @@ err_set(struct err *e, enum err_code code, int line, const char *key,
 	va_start(ap, fmt);
 	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 	va_end(ap);
+	/* both may echo input, cut at their size: whole characters only */
+	utf8_clean(e->key);
+	utf8_clean(e->msg);
 	return -1;
 }
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "auth.h"
+#include "authz.h"
 #include "chgwrite.h"
 #include "conns.h"
 #include "cfglive.h"
@@ -23,6 +24,7 @@
 #include "snapshot.h"
 #include "strmap.h"
 #include "token.h"
+#include "utf8.h"
 #include "wpool.h"
 
 static const struct http_route *routes;
@@ -53,6 +55,10 @@ struct conn_ctx {
 static struct MHD_Daemon *daemon_;
 static const struct cfg *cfg;
 
+/* the body of an answer that could not be made (no memory, or text jansson
+ * would not take): every 5xx has a JSON body */
+#define INTERNAL_BODY "{\"error\":\"internal\",\"message\":\"the answer could not be made\"}\n"
+
 enum MHD_Result
 http_text(struct req *r, int status, const char *ctype, char *text)
 {
@@ -60,18 +66,24 @@ http_text(struct req *r, int status, const char *ctype, char *text)
 	enum MHD_Result ret;
 
 	if (r->defer != NULL) {
-		/* kept for the resumed connection: only its own thread may queue it */
-		r->defer->dstatus = text ? status : 500;
+		/* kept for the resumed connection: only its own thread may queue it;
+		 * an answer that could not be made is a 500 that says so */
+		if (text == NULL) {
+			text = strdup(INTERNAL_BODY);
+			status = 500;
+			ctype = "application/json";
+		}
+		r->defer->dstatus = status;
 		r->defer->dctype = ctype;
 		r->defer->dtext = text;
 		r->status = r->defer->dstatus;
 		return MHD_YES;
 	}
 	if (text == NULL) {
-		static const char oom[] = "{\"error\":\"internal\",\"message\":\"out of memory\"}";
+		static const char internal[] = INTERNAL_BODY;
 
 		status = 500;
-		resp = MHD_create_response_from_buffer(sizeof(oom) - 1, (void *)oom,
+		resp = MHD_create_response_from_buffer(sizeof(internal) - 1, (void *)internal,
 		    MHD_RESPMEM_PERSISTENT);
 		ctype = "application/json";
 	} else
@@ -154,14 +166,6 @@ http_json(struct req *r, int status, json_t *body)
 	return http_text(r, status, "application/json", text);
 }
 
-static void
-ascii(char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
-			*s = '?';
-}
-
 enum MHD_Result
 http_error(struct req *r, int status, const char *code, const char *field,
     const char *fmt, ...)
@@ -175,12 +179,13 @@ http_error(struct req *r, int status, const char *code, const char *field,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	/* messages echo what the client sent: keep them printable ASCII */
-	ascii(msg);
+	/* messages echo what the client sent, cut at msg's size: whole
+	 * characters, no control bytes */
+	utf8_clean(msg);
 	o = json_pack("{s:s, s:s}", "error", code, "message", msg);
 	if (o != NULL && field != NULL && *field) {
 		snprintf(fld, sizeof(fld), "%s", field);
-		ascii(fld);
+		utf8_clean(fld);
 		json_object_set_new(o, "field", json_string(fld));
 	}
 	return http_json(r, status, o);
@@ -243,7 +248,7 @@ http_addr(struct req *r)
 	return r->addr;
 }
 
-/* An administrator by HTTP Basic; answers the refusal itself. */
+/* A person by HTTP Basic; answers the refusal itself. */
 static int
 basic(struct req *r, const char *h, struct login *l, enum MHD_Result *ret)
 {
@@ -472,15 +477,16 @@ run_route(struct req *r, const char *path, struct conn_ctx *cx, int i)
 }
 
 /*
- * A web page's sign-in token (token.h) in place of a key: it reads only,
- * and someone who is not an administrator reads only their own account.
- * 0 when it lets r through, -1 with *ret the answer, 1 when h is no token
- * at all (a key was meant).
+ * A web page's sign-in token (token.h) in place of a key: who signed in,
+ * and whether they administer now, into w. 0 when it is a valid token, -1
+ * with *ret the answer, 1 when h is no token at all (a key was meant).
  */
 static int
-signed_in(struct req *r, const char *h, unsigned need, enum MHD_Result *ret)
+signed_in(struct req *r, const char *h, struct authz_who *w, enum MHD_Result *ret)
 {
 	struct token t;
+	const struct snap *sn;
+	int tk, exists;
 
 	if (h == NULL || strncasecmp(h, "Bearer pt1~", 11) != 0)
 		return 1;
@@ -490,38 +496,73 @@ signed_in(struct req *r, const char *h, unsigned need, enum MHD_Result *ret)
 		return -1;
 	}
 	/* a token says what was true at sign-in: whether its holder still
-	 * administers, and still has an account, is what is true now */
-	t.admin = t.admin && token_admin(r->cfg, t.uid);
-	{
-		int tk;
-		const struct snap *sn = snap_enter(&tk);
-		int exists = sn != NULL && snap_account(sn, t.uid) != NULL;
-
-		snap_leave(tk);
-		if (!exists) {
-			*ret = http_error(r, 401, "token_expired", NULL,
-			    "%s is no longer in the directory: sign in again", t.uid);
-			return -1;
-		}
+	 * has an account, and still administers, is what is true now */
+	sn = snap_enter(&tk);
+	exists = sn != NULL && snap_account(sn, t.uid) != NULL;
+	snap_leave(tk);
+	if (!exists) {
+		*ret = http_error(r, 401, "token_expired", NULL,
+		    "%s is no longer in the directory: sign in again", t.uid);
+		return -1;
 	}
 	snprintf(r->token_uid, sizeof(r->token_uid), "%s", t.uid);
 	r->actor = r->token_uid;
-	/* the writes a person makes themselves: redeeming a voucher
-	 * (voucher.h), turning notices on or off (notice.h) */
-	int own = strcmp(r->method, "POST") == 0 && r->nparts == 4 &&
-	    strcmp(r->part[1], "accounts") == 0 && (strcmp(r->part[3], "vouchers") == 0 ||
-	    strcmp(r->part[3], "preferences") == 0);
+	w->how = AUTHZ_TOKEN;
+	w->uid = r->token_uid;
+	w->admin = t.admin && token_admin(r->cfg, t.uid);
+	return 0;
+}
 
-	if (strcmp(r->method, "GET") != 0 && !own)
-		*ret = http_error(r, 403, "forbidden", NULL, "a sign-in reads only; "
-		    "changes are made with privctl or an API key");
-	else if (!t.admin && ((need == SCOPE_ADMIN && !own) || r->nparts < 3 ||
-	    strcmp(r->part[0], "v1") != 0 || strcmp(r->part[1], "accounts") != 0 ||
-	    strcasecmp(r->part[2], t.uid) != 0))
-		*ret = http_error(r, 403, "forbidden", NULL, "%s may read only their own account",
-		    t.uid);
-	else
+/*
+ * Who is asking, by key, HTTP Basic or sign-in token, into w; then the one
+ * rule (authz.h) decides. 0 when the route may run, -1 with *ret the answer.
+ */
+static int
+authorise(struct req *r, const struct http_route *rt, enum MHD_Result *ret)
+{
+	const char *h = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+	    MHD_HTTP_HEADER_AUTHORIZATION);
+	struct authz_who w = { AUTHZ_KEY, NULL, NULL, 0 };
+	struct authz_route ar;
+	char why[256];
+	int st;
+
+	http_addr(r);	/* for the audit lines and the sign-in limits */
+	if (h != NULL && strncasecmp(h, "Basic ", 6) == 0) {
+		struct login *l = malloc(sizeof(*l));
+
+		if (l == NULL) {
+			*ret = http_error(r, 500, "internal", NULL, "out of memory");
+			return -1;
+		}
+		if (basic(r, h, l, ret) != 0) {
+			explicit_bzero(l, sizeof(*l));
+			free(l);
+			return -1;
+		}
+		/* freed, wiped, by on_request once the answer is queued */
+		r->login = l;
+		w.how = AUTHZ_BASIC;
+		w.uid = l->uid;
+		w.admin = token_admin(r->cfg, l->uid);
+	} else if ((r->key = auth_bearer(r->cfg, h)) != NULL) {
+		w.key = r->key;
+		r->actor = r->key->name;
+	} else if ((st = signed_in(r, h, &w, ret)) != 0) {
+		if (st > 0)
+			*ret = http_error(r, 401, "unauthorized", NULL, h ? "the API key is not valid" :
+			    "an API key is required (Authorization: Bearer KEY)");
+		return -1;
+	}
+	ar.method = rt->method;
+	ar.name = rt->name;
+	ar.scope = rt->scope == HTTP_SCOPE_METRICS ? SCOPE_READ : rt->scope;
+	ar.person = (enum authz_person)rt->person;
+	ar.account = r->nparts >= 3 && strcmp(r->part[0], "v1") == 0 &&
+	    strcmp(r->part[1], "accounts") == 0 ? r->part[2] : NULL;
+	if (authz_allow(&w, &ar, why, sizeof(why)) == 0)
 		return 0;
+	*ret = http_error(r, 403, "forbidden", NULL, "%s", why);
 	return -1;
 }
 
@@ -573,46 +614,10 @@ dispatch(struct req *r, const char *url, struct conn_ctx *cx)
 	}
 	cx->route = i;
 	if (routes[i].scope != 0 && !(routes[i].scope == HTTP_SCOPE_METRICS && r->cfg->metrics_public)) {
-		unsigned need = routes[i].scope == HTTP_SCOPE_METRICS ? SCOPE_READ : routes[i].scope;
-		const char *h = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
-		    MHD_HTTP_HEADER_AUTHORIZATION);
+		enum MHD_Result ret;
 
-		if (need == SCOPE_ADMIN)
-			http_addr(r);	/* for the admin's audit lines and login limits */
-		if (h != NULL && strncmp(h, "Basic ", 6) == 0 && need == SCOPE_ADMIN) {
-			enum MHD_Result ret;
-
-			struct login *l = malloc(sizeof(*l));
-
-			if (l == NULL)
-				return http_error(r, 500, "internal", NULL, "out of memory");
-			if (basic(r, h, l, &ret) != 0) {
-				explicit_bzero(l, sizeof(*l));
-				free(l);
-				return ret;
-			}
-			/* freed, wiped, by on_request once the answer is queued */
-			r->login = l;
-			return run_route(r, path, cx, i);
-		}
-		if ((r->key = auth_bearer(r->cfg, h)) == NULL) {
-			enum MHD_Result ret;
-			int st = signed_in(r, h, need, &ret);
-
-			if (st == 0)
-				return run_route(r, path, cx, i);
-			if (st < 0)
-				return ret;
-			return http_error(r, 401, "unauthorized", NULL,
-			    h ? "the API key is not valid" : "an API key is required (Authorization: Bearer KEY)");
-		}
-		r->actor = r->key->name;
-		/* an administrator may top up too, as at a cashier's desk */
-		if ((r->key->scopes & (need == SCOPE_TOPUP ? SCOPE_TOPUP | SCOPE_ADMIN : need)) == 0) {
-			return http_error(r, 403, "forbidden", NULL, "key %s lacks the %s scope",
-			    r->key->name, need == SCOPE_ADMIN ? "admin" : need == SCOPE_CHARGE ?
-			    "charge" : need == SCOPE_TOPUP ? "topup" : "read");
-		}
+		if (authorise(r, &routes[i], &ret) != 0)
+			return ret;
 	}
 	return run_route(r, path, cx, i);
 }

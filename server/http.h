@@ -20,7 +20,7 @@ struct req {
 	const char *body;	/* NUL-terminated, len bytes */
 	size_t len;
 	const struct cfg_key *key;	/* NULL on open routes and for logins */
-	const struct login *login;	/* an administrator by HTTP Basic, or NULL */
+	const struct login *login;	/* a person by HTTP Basic, or NULL */
 	const char *actor;	/* the key's name or the login's uid */
 	char addr[64];		/* the client's address */
 	char *part[HTTP_MAX_PARTS];	/* path segments */
@@ -37,6 +37,7 @@ struct http_route {
 	enum MHD_Result (*fn)(struct req *);
 	const char *name;	/* in the metrics */
 	int slow;		/* may take minutes: run beside the HTTP threads */
+	int person;		/* what a person may do here (enum authz_person) */
 };
 
 enum { HTTP_SCOPE_METRICS = 0x100 };	/* read, unless metrics_public */

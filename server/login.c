@@ -1,8 +1,7 @@
 /*
- * login.c - HTTP Basic for administrators. privd keeps no passwords: it
- * binds as the person, and every admin write is made on that bind, so the
- * directory's own ACLs decide. Failures are counted per client address and
- * a burst of them is refused for a minute.
+ * login.c - people by HTTP Basic or the web page's sign-in. privd keeps no
+ * passwords: it binds as the person to prove the password, and nothing
+ * more; what they may then do is authz.c's. How often anyone may sign in is loginrate.c's.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -13,90 +12,84 @@
 #include <lber.h>
 #include <ldap.h>
 #include <nettle/base64.h>
+#include <nettle/memops.h>
+#include <nettle/sha2.h>
+#include <sys/random.h>
 
 #include "ldapconn.h"
 #include "login.h"
+#include "loginrate.h"
 #include "path.h"
 
 /*
- * Failures are kept per exact address: a table full of addresses that
- * failed within the window takes no new one (the sign-in is refused), so
- * no address can push another's count out. Besides, all sign-ins share a
- * rate: each costs two LDAP operations, and a campus has many addresses.
+ * A person who sends Basic on every request signs in once: a successful
+ * bind is remembered for CACHE_S by a salted SHA-256 of uid and password
+ * (never the password), so later requests neither bind again nor spend the
+ * sign-in budgets (loginrate.h). A changed password stops working within
+ * CACHE_S; a wrong one is never remembered.
  */
-#define TRACKED 4096
-#define MAX_FAILS 10		/* per address and window */
-#define WINDOW_S 60
-#define RATE_PER_S 20		/* sign-ins a second, from everyone together */
-#define RATE_BURST 40
+#define CACHE_SLOTS 1024
+#define CACHE_S 30
 
 static struct {
-	char addr[64];
-	time_t since;
-	int fails;
-} seen[TRACKED];
-static double tokens = RATE_BURST;
-static struct timespec refilled;
+	unsigned char digest[SHA256_DIGEST_SIZE];
+	char dn[LOGIN_DN_MAX];
+	time_t until;
+} cache[CACHE_SLOTS];
+static unsigned char salt[32];
+static pthread_once_t salted = PTHREAD_ONCE_INIT;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Whether addr may try again; counts a failure when failed. */
-static int
-allowed(const char *addr, int failed)
+static void
+make_salt(void)
 {
-	time_t now = time(NULL);
-	int i, at = -1, spare = -1, ok;
-
-	pthread_mutex_lock(&lock);
-	for (i = 0; i < TRACKED && at < 0; i++) {
-		if (seen[i].addr[0] != '\0' && strcmp(seen[i].addr, addr) == 0)
-			at = i;
-		else if (spare < 0 && (seen[i].addr[0] == '\0' || now - seen[i].since >= WINDOW_S))
-			spare = i;
-	}
-	if (at >= 0 && now - seen[at].since >= WINDOW_S) {
-		seen[at].since = now;
-		seen[at].fails = 0;
-	}
-	if (at < 0 && failed && spare >= 0) {
-		at = spare;
-		snprintf(seen[at].addr, sizeof(seen[at].addr), "%s", addr);
-		seen[at].since = now;
-		seen[at].fails = 0;
-	}
-	if (at < 0)
-		/* never failed here; or the table is full of recent failures, and
-		 * a failure that cannot be counted is not allowed */
-		ok = !failed && spare >= 0;
-	else {
-		if (failed)
-			seen[at].fails++;
-		ok = seen[at].fails < MAX_FAILS;
-	}
-	pthread_mutex_unlock(&lock);
-	return ok;
+	if (getrandom(salt, sizeof(salt), 0) != (ssize_t)sizeof(salt))
+		memset(salt, 0, sizeof(salt));	/* still unguessable: never leaves privd */
 }
 
-/* Takes one sign-in from the rate everyone shares; 0 when there is none. */
-static int
-take_rate(void)
+static unsigned
+digest_of(const char *uid, const char *password, unsigned char out[SHA256_DIGEST_SIZE])
 {
-	struct timespec now;
-	int ok;
+	struct sha256_ctx h;
+	unsigned slot;
+
+	pthread_once(&salted, make_salt);
+	sha256_init(&h);
+	sha256_update(&h, sizeof(salt), salt);
+	sha256_update(&h, strlen(uid) + 1, (const uint8_t *)uid);
+	sha256_update(&h, strlen(password), (const uint8_t *)password);
+	sha256_digest(&h, SHA256_DIGEST_SIZE, out);
+	memcpy(&slot, out, sizeof(slot));
+	return slot % CACHE_SLOTS;
+}
+
+/* 1 and l->dn when uid and password signed in within CACHE_S. */
+static int
+cached(struct login *l)
+{
+	unsigned char d[SHA256_DIGEST_SIZE];
+	unsigned slot = digest_of(l->uid, l->password, d);
+	int hit;
 
 	pthread_mutex_lock(&lock);
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (refilled.tv_sec == 0)
-		refilled = now;
-	tokens += ((double)(now.tv_sec - refilled.tv_sec) +
-	    (now.tv_nsec - refilled.tv_nsec) / 1e9) * RATE_PER_S;
-	if (tokens > RATE_BURST)
-		tokens = RATE_BURST;
-	refilled = now;
-	ok = tokens >= 1;
-	if (ok)
-		tokens -= 1;
+	hit = cache[slot].until > time(NULL) && memeql_sec(cache[slot].digest, d, sizeof(d));
+	if (hit)
+		snprintf(l->dn, sizeof(l->dn), "%s", cache[slot].dn);
 	pthread_mutex_unlock(&lock);
-	return ok;
+	return hit;
+}
+
+static void
+remember(const struct login *l)
+{
+	unsigned char d[SHA256_DIGEST_SIZE];
+	unsigned slot = digest_of(l->uid, l->password, d);
+
+	pthread_mutex_lock(&lock);
+	memcpy(cache[slot].digest, d, sizeof(d));
+	snprintf(cache[slot].dn, sizeof(cache[slot].dn), "%s", l->dn);
+	cache[slot].until = time(NULL) + CACHE_S;
+	pthread_mutex_unlock(&lock);
 }
 
 static int
@@ -137,7 +130,7 @@ login_basic(const struct cfg *c, const char *header, const char *addr,
 	int rc;
 
 	memset(l, 0, sizeof(*l));
-	if (!allowed(addr, 0))
+	if (!loginrate_allowed(addr))
 		return err_set(e, ERR_CONFLICT, 0, NULL, "too many failed logins from %s; "
 		    "wait a minute", addr);
 	header += strlen("Basic ");
@@ -151,7 +144,14 @@ login_basic(const struct cfg *c, const char *header, const char *addr,
 	if ((colon = strchr(buf, ':')) == NULL || strlen(buf) != n)
 		return err_set(e, ERR_INVALID, 0, NULL, "malformed Basic credentials");
 	*colon = '\0';
-	rc = login_password(c, buf, colon + 1, addr, l, e);
+	rc = -1;
+	if (uid_check(buf, NULL) == 0 && colon[1] != '\0' && strlen(colon + 1) < sizeof(l->password)) {
+		memcpy(l->uid, buf, strnlen(buf, sizeof(l->uid) - 1));
+		memcpy(l->password, colon + 1, strlen(colon + 1));
+		rc = cached(l) ? 0 : -1;
+	}
+	if (rc != 0 && (rc = login_password(c, buf, colon + 1, addr, l, e)) == 0)
+		remember(l);
 	explicit_bzero(buf, sizeof(buf));
 	return rc;
 }
@@ -162,16 +162,17 @@ login_password(const struct cfg *c, const char *uid, const char *password,
 {
 	LDAP *ld;
 
+	char why[160];
+
 	memset(l, 0, sizeof(*l));
-	if (!allowed(addr, 0))
+	if (!loginrate_allowed(addr))
 		return err_set(e, ERR_CONFLICT, 0, NULL, "too many failed logins from %s; "
 		    "wait a minute", addr);
-	if (!take_rate())
-		return err_set(e, ERR_CONFLICT, 0, NULL, "more than %d sign-ins a second from "
-		    "everyone together; try again in a second", RATE_PER_S);
+	if (loginrate_take(addr, uid, why, sizeof(why)) != 0)
+		return err_set(e, ERR_CONFLICT, 0, NULL, "%s", why);
 	if (uid_check(uid, NULL) != 0 || password[0] == '\0' ||
 	    strlen(password) >= sizeof(l->password)) {
-		allowed(addr, 1);
+		loginrate_failed(addr);
 		return err_set(e, ERR_FORBIDDEN, 0, NULL, "unknown user or wrong password");
 	}
 	/* both lengths were checked above */
@@ -185,22 +186,11 @@ login_password(const struct cfg *c, const char *uid, const char *password,
 		goto fail;
 	}
 	ldapc_close(ld);
+	loginrate_signed_in(l->uid);
 	return 0;
 fail:
 	if (e->code == ERR_FORBIDDEN)
-		allowed(addr, 1);
+		loginrate_failed(addr);
 	memset(l->password, 0, sizeof(l->password));
 	return -1;
-}
-
-int
-login_allowed(const char *addr)
-{
-	return allowed(addr, 0);
-}
-
-void
-login_failed(const char *addr)
-{
-	allowed(addr, 1);
 }

@@ -216,7 +216,22 @@ expired_vouchers_are_refused(void **state)
 	json_t *j;
 
 	(void)state;
-	make("old", 1, 100, "2020-06-30", codes);
+	/* none is made expired, nor expiring on a day the calendar lacks ... */
+	json_decref(it_call("POST", "/v1/vouchers", ADMIN_KEY, "{\"quota\":\"print.balance\","
+	    "\"value\":100,\"count\":1,\"expires\":\"2020-01-01\"}", 400));
+	json_decref(it_call("POST", "/v1/vouchers", ADMIN_KEY, "{\"quota\":\"print.balance\","
+	    "\"value\":100,\"count\":1,\"expires\":\"2099-02-30\"}", 400));
+	json_decref(it_call("POST", "/v1/vouchers", ADMIN_KEY, "{\"quota\":\"print.balance\","
+	    "\"value\":100,\"count\":1,\"expires\":\"2096-02-29\"}", 201));
+	/* ... so one that has since expired is written behind privd's back */
+	make("old", 1, 100, NULL, codes);
+	it_sh("dn=$(ldapsearch -x -LLL -o ldif-wrap=no -H ldap://127.0.0.1:%d/ -D cn=admin,dc=example,dc=edu "
+	    "-w secret -b %s '(objectClass=privVoucherCode)' privVoucher | "
+	    "grep -B1 '^privVoucher: print.balance 100 - old$' | sed -n 's/^dn: //p'); [ -n \"$dn\" ] && "
+	    "printf 'dn: %%s\\nchangetype: modify\\nreplace: privVoucher\\n"
+	    "privVoucher: print.balance 100 2020-06-30 old\\n' \"$dn\" | ldapmodify -x -H "
+	    "ldap://127.0.0.1:%d/ -D cn=admin,dc=example,dc=edu -w secret >/dev/null",
+	    it_ldap_port, BASE, it_ldap_port);
 	j = redeem("v3", TOPUP_KEY, codes[0], 409);
 	assert_string_equal(json_string_value(json_object_get(j, "error")), "voucher_expired");
 	json_decref(j);
