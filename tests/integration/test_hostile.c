@@ -387,6 +387,26 @@ ambiguous_framing_refused(void **state)
 		"POST /v1/import HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, identity\r\n\r\n"
 		"3\r\nabc\r\n0\r\n\r\n",
 		"POST /v1/import HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\nabc",
+		/* whitespace before the colon: a proxy frames by chunks, libmicrohttpd
+		 * took the header for another and framed by the length */
+		"POST /v1/accounts/jdoe/quotas/print.pages/charges HTTP/1.1\r\nHost: x\r\n"
+		"Content-Length: 5\r\nTransfer-Encoding : chunked\r\n\r\n0\r\n\r\n"
+		"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
+		"POST /v1/import HTTP/1.1\r\nHost: x\r\nContent-Length\t: 3\r\n\r\nabc",
+		/* obs-fold, of a framing header and onto another's value */
+		"POST /v1/import HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding:\r\n"
+		" chunked\r\n\r\n0\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
+		"POST /v1/import HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nX-A: b\r\n"
+		" Transfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
+		/* control bytes in a value */
+		"GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: a\x01b\r\n\r\n",
+		"GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: a\x1b[2Jb\r\n\r\n",
+		/* chunked at all, its lines ended by bare LFs or not: bodies are
+		 * framed by Content-Length only */
+		"POST /v1/tokens HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+		"2\n{}\n0\n\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
+		"POST /v1/tokens HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+		"2\r\n{}\r\n0\r\n\r\n",
 	};
 	size_t i;
 
