@@ -87,7 +87,7 @@ $(PRIVD): $(B)/server/main.o $(SRV_OBJ)
 
 # client/: one HTTP and config layer under each front end
 CLI_LIB	= $(B)/client/rest.o $(B)/client/yconf.o $(B)/client/keyfile.o $(B)/server/ybound.o \
-	$(B)/server/money.o
+	$(B)/server/money.o $(B)/server/rfile.o
 CUPS_OBJ = $(patsubst %.c,$(B)/%.o,$(wildcard client/cups/*.c))
 
 $(B)/client/%.o: CFLAGS += -Iclient
@@ -101,7 +101,8 @@ $(PRIVCUPS): $(CUPS_OBJ) $(CLI_LIB)
 # the PAM module loads into sshd, login, su: position-independent, and never
 # built with sanitizers (their runtime must come first in the process);
 # tests/integration/pam.sh runs it under valgrind instead
-PAM_SRC	= client/pam/pam_privd.c client/rest.c client/yconf.c client/keyfile.c server/ybound.c
+PAM_SRC	= client/pam/pam_privd.c client/rest.c client/yconf.c client/keyfile.c server/ybound.c \
+	server/rfile.c
 PAM_OBJ	= $(PAM_SRC:%.c=$(B)/pic/%.o)
 PIC_CFLAGS = -std=c11 -Wall -Wextra -Werror $(OPT) -fPIC -fvisibility=hidden -D_GNU_SOURCE \
 	-MMD -MP -Iclient -Iserver

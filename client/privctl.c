@@ -19,6 +19,7 @@
 #include "conf.h"
 #include "money.h"
 #include "rest.h"
+#include "rfile.h"
 
 #define PRIVCTL_VERSION "0.2.0"
 #define WIDTH 80
@@ -1094,35 +1095,34 @@ cmd_pool(struct rest *r, int argc, char **argv)
 	return EXIT_USAGE;
 }
 
+/* An import file, or stdin for "-": bounded, and a file must be a regular one
+ * (rfile.h); NULL with why (n bytes). */
 static char *
-slurp(const char *path, size_t *len)
+slurp(const char *path, size_t *len, char *why, size_t n)
 {
-	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
 	char *buf = NULL, *nb;
-	size_t cap = 0, n;
+	size_t cap = 0, got;
 
 	*len = 0;
-	if (f == NULL)
-		return NULL;
+	if (strcmp(path, "-") != 0)
+		return rfile_read(path, RFILE_IMPORT_MAX, &buf, len, why, n) == 0 ? buf : NULL;
 	for (;;) {
 		if (*len + 65536 + 1 > cap) {
 			cap = (*len + 65536 + 1) * 2;
-			if ((nb = realloc(buf, cap)) == NULL) {
+			if (cap > (size_t)RFILE_IMPORT_MAX + 65537 || (nb = realloc(buf, cap)) == NULL) {
+				snprintf(why, n, "larger than %u bytes, or out of memory",
+				    RFILE_IMPORT_MAX);
 				free(buf);
-				buf = NULL;
-				break;
+				return NULL;
 			}
 			buf = nb;
 		}
-		n = fread(buf + *len, 1, 65536, f);
-		*len += n;
-		if (n == 0)
+		got = fread(buf + *len, 1, 65536, stdin);
+		*len += got;
+		if (got == 0)
 			break;
 	}
-	if (buf)
-		buf[*len] = '\0';
-	if (f != stdin)
-		fclose(f);
+	buf[*len] = '\0';
 	return buf;
 }
 
@@ -1179,7 +1179,7 @@ static int
 cmd_import(struct rest *r, int argc, char **argv)
 {
 	size_t len;
-	char *text;
+	char *text, why[200];
 	json_t *j, *ch, *line;
 	size_t i;
 	int rc;
@@ -1188,8 +1188,8 @@ cmd_import(struct rest *r, int argc, char **argv)
 	if (abort_import)
 		return import_abort(r, argv[0]);
 	r->no_timeout = 1;
-	if ((text = slurp(argv[0], &len)) == NULL) {
-		fprintf(stderr, "privctl: import: cannot read %s\n", argv[0]);
+	if ((text = slurp(argv[0], &len, why, sizeof(why))) == NULL) {
+		fprintf(stderr, "privctl: import: %s: %s\n", argv[0], why);
 		return EXIT_USAGE;
 	}
 	rc = rest_call(r, "POST", dry_run ? "/v1/import?dry_run=1" : "/v1/import",

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rfile.h"
 #include "ybound.h"
 #include "yconf.h"
 
@@ -28,30 +29,17 @@ yconf_load(struct yconf *y, const char *path, int missing_ok, char *err, size_t 
 	yaml_parser_t p;
 	char *text = NULL, msg[200];
 	size_t len = 0;
-	FILE *f;
 	int rc = -1, line;
 
 	memset(y, 0, sizeof(*y));
 	y->path = path;
 	y->err = err;
 	y->nerr = nerr;
-	if ((f = fopen(path, "r")) == NULL) {
+	/* a configuration file is small: read whole, bounded before it is loaded */
+	if (rfile_read(path, YCONF_MAX, &text, &len, msg, sizeof(msg)) != 0) {
 		if (errno == ENOENT && missing_ok)
 			return 1;
-		snprintf(err, nerr, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	/* a configuration file is small: read whole, bounded before it is loaded */
-	if ((text = malloc(YCONF_MAX + 1)) == NULL) {
-		fclose(f);
-		snprintf(err, nerr, "%s: out of memory", path);
-		return -1;
-	}
-	len = fread(text, 1, YCONF_MAX + 1, f);
-	fclose(f);
-	if (len > YCONF_MAX) {
-		free(text);
-		snprintf(err, nerr, "%s: longer than %d bytes", path, YCONF_MAX);
+		snprintf(err, nerr, "%s: %s", path, msg);
 		return -1;
 	}
 	if (ybound_check(text, len, &line, msg, sizeof(msg)) != 0) {

@@ -116,8 +116,9 @@ cfgr_unknown(struct cfgr *x, const yaml_node_t *k, const char *section)
 {
 	char msg[300];
 
-	snprintf(msg, sizeof(msg), "unknown key '%.100s' in %s", ydoc_str(k), section);
-	return cfgr_bad(x, k, ydoc_str(k), "%s", msg);
+	snprintf(msg, sizeof(msg), "unknown key '%.100s' in %s", ydoc_quotable(ydoc_str(k)),
+	    section);
+	return cfgr_bad(x, k, ydoc_quotable(ydoc_str(k)), "%s", msg);
 }
 
 /* A path to a readable file. */

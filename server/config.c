@@ -14,6 +14,7 @@
 #include "cfgnotify.h"
 #include "config.h"
 #include "path.h"
+#include "rfile.h"
 #include "ydoc.h"
 
 #define DEFAULT_MAX_BODY	(1024 * 1024)
@@ -225,30 +226,22 @@ static int
 read_secret_file(struct cfgr *x, const yaml_node_t *v, const char *what, const char *path,
     char **out)
 {
-	char buf[1024];
-	FILE *f;
+	char *buf, why[200], msg[600];
 	size_t n;
 
 	if (x->no_files)
 		return cfgr_dup(x, v, what, out) == 0 ? 0 : -1;
-	if ((f = fopen(path, "r")) == NULL) {
-		char msg[600];
-
-		snprintf(msg, sizeof(msg), "%s: cannot read '%.300s': %s", what, path,
-		    strerror(errno));
+	if (rfile_read(path, RFILE_SECRET_MAX, &buf, &n, why, sizeof(why)) != 0) {
+		snprintf(msg, sizeof(msg), "%s: %.300s: %s", what, path, why);
 		return cfgr_bad(x, v, what, "%s", msg);
 	}
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
 		buf[--n] = '\0';
 	if (*out != NULL)
 		explicit_bzero(*out, strlen(*out));
 	free(*out);
-	*out = strdup(buf);
-	explicit_bzero(buf, sizeof(buf));
-	return *out ? 0 : err_set(x->e, ERR_INTERNAL, 0, NULL, "out of memory");
+	*out = buf;
+	return 0;
 }
 
 static int
@@ -894,32 +887,13 @@ cfg_parse(const char *text, size_t len, const char *name, struct cfg **out,
 static int
 load(const char *path, int no_files, struct cfg **out, struct err *e)
 {
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
+	char *buf, why[200];
+	size_t len;
 	int rc;
 
 	*out = NULL;
-	if (f == NULL)
-		return err_set(e, ERR_INVALID, 0, NULL, "cannot open: %s", strerror(errno));
-	for (;;) {
-		if (len + 4096 > cap) {
-			char *nb;
-
-			cap = cap ? cap * 2 : 8192;
-			if (cap > (16u << 20) || (nb = realloc(buf, cap)) == NULL) {
-				free(buf);
-				fclose(f);
-				return err_set(e, ERR_INVALID, 0, NULL, "file too large or out of memory");
-			}
-			buf = nb;
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	fclose(f);
+	if (rfile_read(path, RFILE_CONFIG_MAX, &buf, &len, why, sizeof(why)) != 0)
+		return err_set(e, ERR_INVALID, 0, NULL, "%s", why);
 	rc = parse(buf, len, path, no_files, out, e);
 	free(buf);
 	return rc;

@@ -469,8 +469,9 @@ import_parse(const struct cfg *c, const char *text, size_t len,
 		else if (strcmp(ks, "printers") == 0)
 			r = ydoc_is_null(v) ? 0 : printers(&x, v);
 		else
-			r = err_set(e, ERR_INVALID, ydoc_line(k), ks, "unknown key '%.64s' (expected "
-			    "reasons, organisations, grants, pools, accounts, printers)", ks);
+			r = err_set(e, ERR_INVALID, ydoc_line(k), ydoc_quotable(ks), "unknown key "
+			    "'%.64s' (expected reasons, organisations, grants, pools, accounts, "
+			    "printers)", ydoc_quotable(ks));
 		if (r != 0)
 			goto done;
 	}

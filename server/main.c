@@ -31,6 +31,7 @@
 #include "notice.h"
 #include "publish.h"
 #include "period.h"
+#include "rfile.h"
 #include "retention.h"
 #include "segids.h"
 #include "service.h"
@@ -121,31 +122,13 @@ import_file(const struct cfg *c, const char *path, int dry_run)
 	struct chg_req rq;
 	struct err e;
 	int rc;
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
-	FILE *f = fopen(path, "r");
+	char *buf = NULL, why[200];
+	size_t len = 0;
 
-	if (f == NULL) {
-		perror(path);
+	if (rfile_read(path, RFILE_IMPORT_MAX, &buf, &len, why, sizeof(why)) != 0) {
+		fprintf(stderr, "privd: %s: %s\n", path, why);
 		return 1;
 	}
-	for (;;) {
-		if (len + 4096 + 1 > cap) {
-			char *nb = realloc(buf, cap = cap ? cap * 2 : 65536);
-
-			if (nb == NULL) {
-				fclose(f);
-				free(buf);
-				fprintf(stderr, "privd: out of memory\n");
-				return 1;
-			}
-			buf = nb;
-		}
-		if ((n = fread(buf + len, 1, cap - len - 1, f)) == 0)
-			break;
-		len += n;
-	}
-	fclose(f);
 	if (import_parse(c, buf ? buf : "", len, &doc, &e) != 0) {
 		fprintf(stderr, "%s:%d: %s\n", path, e.line, e.msg);
 		free(buf);
@@ -229,22 +212,19 @@ setup_directory(const struct cfg *c, int dry_run)
 static int
 override_bind(struct cfg *c, const char *dn, const char *pwfile)
 {
-	char line[512];
-	FILE *f;
+	char line[512], *buf, why[200];
 	size_t n;
 
 	line[0] = '\0';
 	if (pwfile != NULL) {
-		if ((f = fopen(pwfile, "r")) == NULL) {
-			perror(pwfile);
+		if (rfile_read(pwfile, RFILE_SECRET_MAX, &buf, &n, why, sizeof(why)) != 0) {
+			fprintf(stderr, "privd: %s: %s\n", pwfile, why);
 			return -1;
 		}
-		if (fgets(line, sizeof(line), f) == NULL)
-			line[0] = '\0';
-		fclose(f);
-		n = strlen(line);
-		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-			line[--n] = '\0';
+		/* the first line */
+		snprintf(line, sizeof(line), "%.*s", (int)strcspn(buf, "\r\n"), buf);
+		explicit_bzero(buf, n);
+		free(buf);
 	}
 	free(c->bind_dn);
 	if (c->bind_password)

@@ -17,6 +17,7 @@
 #include "import.h"
 #include "membership.h"
 #include "modeltest.h"
+#include "rfile.h"
 #include "money.h"
 #include "pool.h"
 #include "resolve.h"
@@ -33,39 +34,6 @@ struct mt {
 	int fails, passes;
 	int bad;		/* the test file is wrong: exit 2 */
 };
-
-/* A whole file, NUL-terminated (caller frees), or NULL with errno. */
-static char *
-slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL, *nb;
-	size_t cap = 0, n;
-
-	*len = 0;
-	if (f == NULL)
-		return NULL;
-	for (;;) {
-		if (*len + 4096 + 1 > cap) {
-			cap = cap ? cap * 2 : 65536;
-			if ((nb = realloc(buf, cap)) == NULL)
-				goto fail;
-			buf = nb;
-		}
-		if ((n = fread(buf + *len, 1, cap - *len - 1, f)) == 0)
-			break;
-		*len += n;
-	}
-	if (ferror(f))
-		goto fail;
-	fclose(f);
-	buf[*len] = '\0';
-	return buf;
-fail:
-	fclose(f);
-	free(buf);
-	return NULL;
-}
 
 /* A path named in the test file: relative to the test file's directory. */
 static char *
@@ -617,7 +585,7 @@ modeltest_run(const char *path, const char *config, FILE *out)
 	struct import_doc d;
 	struct cfg *c = NULL;
 	struct snap *s = NULL;
-	char *text = NULL, *mtext = NULL, *mpath = NULL, *cpath = NULL;
+	char *text = NULL, *mtext = NULL, *mpath = NULL, *cpath = NULL, why[200];
 	size_t len, mlen;
 	time_t now = time(NULL);
 	struct err e;
@@ -625,8 +593,8 @@ modeltest_run(const char *path, const char *config, FILE *out)
 
 	memset(&e, 0, sizeof(e));
 	memset(&d, 0, sizeof(d));
-	if ((text = slurp(path, &len)) == NULL) {
-		fprintf(stderr, "%s: %s\n", path, strerror(errno));
+	if (rfile_read(path, RFILE_CONFIG_MAX, &text, &len, why, sizeof(why)) != 0) {
+		fprintf(stderr, "%s: %s\n", path, why);
 		goto done;
 	}
 	if (ydoc_load(&doc, text, len, &e) != 0) {
@@ -657,7 +625,8 @@ modeltest_run(const char *path, const char *config, FILE *out)
 		else if (strcmp(ks, "config") == 0)
 			cfgn = v;
 		else {
-			bad(&t, k, "unknown key '%.40s' (model, now, expect, config)", ks);
+			bad(&t, k, "unknown key '%.48s' (model, now, expect, config)",
+			    ydoc_quotable(ks));
 			goto done;
 		}
 	}
@@ -693,8 +662,8 @@ modeltest_run(const char *path, const char *config, FILE *out)
 	}
 	if ((mpath = beside(path, ydoc_str(model))) == NULL)
 		goto oom;
-	if ((mtext = slurp(mpath, &mlen)) == NULL) {
-		bad(&t, model, "model: %s: %s", mpath, strerror(errno));
+	if (rfile_read(mpath, RFILE_IMPORT_MAX, &mtext, &mlen, why, sizeof(why)) != 0) {
+		bad(&t, model, "model: %s: %s", mpath, why);
 		goto done;
 	}
 	if (import_parse(c, mtext, mlen, &d, &e) != 0) {

@@ -27,6 +27,7 @@
 #include "money.h"
 #include "cfglive.h"
 #include "notice.h"
+#include "rfile.h"
 #include "path.h"
 #include "period.h"
 #include "pool.h"
@@ -343,27 +344,6 @@ render(const char *tpl, const char *const *vars)
 	return out;
 }
 
-static char *
-slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	long n;
-
-	if (f == NULL)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && n < 65536 &&
-	    fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1)) != NULL) {
-		if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
-			free(buf);
-			buf = NULL;
-		} else
-			buf[n] = '\0';
-	}
-	fclose(f);
-	return buf;
-}
-
 /*
  * The whole message of template name for key to addresses: the template's
  * "Subject:" line, privd's headers, then its body. malloc'd.
@@ -372,7 +352,8 @@ static char *
 message(const char *name, const char *key, const char *const *to, size_t nto,
     const char *const *vars)
 {
-	char path[1200], date[64], id[65], *tpl, *body, *text = NULL, *nl;
+	char path[1200], date[64], id[65], *tpl = NULL, *body, *text = NULL, *nl, why[200];
+	size_t tlen;
 	const char *subject = "privd notice", *rest;
 	unsigned char d[SHA256_DIGEST_SIZE];
 	struct sha256_ctx ctx;
@@ -382,7 +363,8 @@ message(const char *name, const char *key, const char *const *to, size_t nto,
 	char *tolist;
 
 	snprintf(path, sizeof(path), "%s/%s", conf()->notify.templates, name);
-	if ((tpl = slurp(path)) == NULL || (body = render(tpl, vars)) == NULL) {
+	if (rfile_read(path, 65535, &tpl, &tlen, why, sizeof(why)) != 0 ||
+	    (body = render(tpl, vars)) == NULL) {
 		free(tpl);
 		return NULL;
 	}

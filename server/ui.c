@@ -13,6 +13,7 @@
 #include "log.h"
 #include "login.h"
 #include "token.h"
+#include "rfile.h"
 #include "ui.h"
 
 #define UI_FILE_MAX (1 << 20)
@@ -47,29 +48,11 @@ type_of(const char *name)
 	return NULL;
 }
 
-static char *
-slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	long n;
-
-	if (f == NULL)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && n <= UI_FILE_MAX &&
-	    fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1)) != NULL) {
-		*len = fread(buf, 1, (size_t)n, f);
-		buf[*len] = '\0';
-	}
-	fclose(f);
-	return buf;
-}
-
 enum MHD_Result
 ui_file(struct req *r)
 {
 	const char *name = r->nparts > 1 ? r->part[1] : "", *type;
-	char path[4096];
+	char path[4096], why[200];
 	size_t len = 0;
 	char *data;
 
@@ -81,9 +64,9 @@ ui_file(struct req *r)
 	if ((type = type_of(name)) == NULL)
 		return http_error(r, 404, "not_found", NULL, "no such file");
 	snprintf(path, sizeof(path), "%s/%s", r->cfg->ui_dir, name);
-	if ((data = slurp(path, &len)) == NULL) {
+	if (rfile_read(path, UI_FILE_MAX, &data, &len, why, sizeof(why)) != 0) {
 		if (errno != ENOENT)
-			log_warn("ui: %s: %s", path, strerror(errno));
+			log_warn("ui: %s: %s", path, why);
 		return http_error(r, 404, "not_found", NULL, "no such file");
 	}
 	return http_file(r, 200, type, data, len);

@@ -49,6 +49,17 @@ ydoc_str(const yaml_node_t *n)
 	return (const char *)n->data.scalar.value;
 }
 
+const char *
+ydoc_quotable(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (n == 0 || n > 48 || strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789_.-/@") != n)
+		return "(not shown: is this a file of privd's?)";
+	return s;
+}
+
 int
 ydoc_is_null(const yaml_node_t *n)
 {

@@ -16,6 +16,13 @@ int ydoc_load(yaml_document_t *doc, const char *text, size_t len,
 int ydoc_line(const yaml_node_t *n);
 /* The scalar's text, or NULL when n is not a scalar. */
 const char *ydoc_str(const yaml_node_t *n);
+/*
+ * An unknown key as an error may quote it: s when it is shaped like a key
+ * someone wrote (1-48 of A-Z a-z 0-9 _ . - / @), else a placeholder. A file
+ * that is no YAML of privd's (/etc/shadow named as a model) parses as keys
+ * of its own lines, and an error must quote none of it.
+ */
+const char *ydoc_quotable(const char *s);
 /* Whether a scalar was written without quotes and is empty or "~"/"null". */
 int ydoc_is_null(const yaml_node_t *n);
 int ydoc_is_map(const yaml_node_t *n);

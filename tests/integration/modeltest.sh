@@ -34,6 +34,25 @@ rc=0; "$PRIVD" -c config/dev.yaml test "$dir/bad.yaml" 2> "$dir/err" || rc=$?
 [ "$rc" = 2 ] || fail "a bad test file exited $rc, not 2"
 grep -q "bad.yaml:2: no privilege 'print.pagez'" "$dir/err" || fail "no line and key: $(cat "$dir/err")"
 
+# files that are not regular ones, or not privd's, are refused at once, quoting none
+# of their content: /dev/zero, a FIFO nobody writes, a file shaped like /etc/shadow
+mkfifo "$dir/fifo"
+printf 'root:$6$Zq9SECRETHASH:19000:0:99999:7:::\nbin:*:19000:0:99999:7:::\n' > "$dir/shadow"
+for model in /dev/zero "$dir/fifo" "$dir/shadow"; do
+	printf 'model: %s\nexpect: {}\n' "$model" > "$dir/files.yaml"
+	rc=0; timeout 10 "$PRIVD" -c config/dev.yaml test "$dir/files.yaml" > "$dir/out" 2>&1 || rc=$?
+	[ "$rc" = 2 ] || fail "privd test of model $model exited $rc, not 2: $(cat "$dir/out")"
+	! grep -q SECRETHASH "$dir/out" || fail "privd test quoted $model: $(cat "$dir/out")"
+	rc=0; timeout 10 "$PRIVD" -c config/dev.yaml --import "$model" --dry-run -L ldap://127.0.0.1:1/ \
+		> "$dir/out" 2>&1 || rc=$?
+	[ "$rc" != 0 ] && [ "$rc" != 124 ] || fail "privd --import $model exited $rc"
+	! grep -q SECRETHASH "$dir/out" || fail "privd --import quoted $model: $(cat "$dir/out")"
+	rc=0; timeout 10 "$PRIVCTL" --url http://127.0.0.1:1 --key x import "$model" > "$dir/out" 2>&1 || rc=$?
+	[ "$rc" != 0 ] && [ "$rc" != 124 ] || fail "privctl import $model exited $rc"
+done
+rc=0; timeout 10 "$PRIVD" -c /dev/zero test config/demo-test.yaml > "$dir/out" 2>&1 || rc=$?
+[ "$rc" = 2 ] && grep -q 'not a regular file' "$dir/out" || fail "privd -c /dev/zero: $rc $(cat "$dir/out")"
+
 # the model as a running privd exports it
 tests/integration/env.sh start "$dir/env" >/dev/null
 port=$(cat "$dir/env/http_port")
