@@ -184,6 +184,7 @@ cfglive_reload(struct cfg *n, void (*said)(const char *what), struct err *e)
 	m->ui_dir = n->ui_dir;
 	m->ui_token_key = n->ui_token_key;
 	m->ui_token_ttl_s = n->ui_token_ttl_s;
+	m->ui_token_recheck_s = n->ui_token_recheck_s;
 	m->ui_admins = n->ui_admins;
 	m->nui_admins = n->nui_admins;
 	n->ui_dir = n->ui_token_key = NULL;

@@ -81,6 +81,7 @@ static const struct cfgr_setting settings[] = {
 	{ "imports.stale_after", CFGR_INT, AT(import_stale_after_s), 1, 30 * 86400, NULL, 0 },
 	{ "sessions.ttl", CFGR_INT, AT(session_ttl_s), 60, 7 * 86400, NULL, 0 },
 	{ "ui.token_ttl", CFGR_INT, AT(ui_token_ttl_s), 60, 86400, NULL, 0 },
+	{ "ui.token_recheck", CFGR_INT, AT(ui_token_recheck_s), 1, 3600, NULL, 0 },
 	{ "log.level", CFGR_PICK, AT(log_debug), 0, 0, level_names, 2 },
 	{ "log.format", CFGR_PICK, AT(log_json), 0, 0, format_names, 2 },
 };
@@ -759,6 +760,7 @@ set_defaults(struct cfg *c)
 	c->ledger_self_read = 1;
 	c->session_ttl_s = 12 * 3600;
 	c->ui_token_ttl_s = 900;
+	c->ui_token_recheck_s = 30;
 	cfg_notify_defaults(&c->notify);
 	cfg_publish_defaults(&c->publish);
 	c->reconnect_max_ms = 30000;

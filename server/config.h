@@ -110,6 +110,7 @@ struct cfg {
 	char *ui_dir;		/* its static files */
 	char *ui_token_key;	/* signs sign-in tokens (token.h) */
 	int ui_token_ttl_s;
+	int ui_token_recheck_s;	/* how often a token's person is asked about again (tokenlive.h) */
 	char **ui_admins;	/* uids that see the administration pages */
 	size_t nui_admins;
 

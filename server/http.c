@@ -24,6 +24,7 @@
 #include "snapshot.h"
 #include "strmap.h"
 #include "token.h"
+#include "tokenlive.h"
 #include "utf8.h"
 #include "wpool.h"
 
@@ -485,8 +486,7 @@ static int
 signed_in(struct req *r, const char *h, struct authz_who *w, enum MHD_Result *ret)
 {
 	struct token t;
-	const struct snap *sn;
-	int tk, exists;
+	char why[256];
 
 	if (h == NULL || strncasecmp(h, "Bearer pt1~", 11) != 0)
 		return 1;
@@ -495,14 +495,11 @@ signed_in(struct req *r, const char *h, struct authz_who *w, enum MHD_Result *re
 		    "the sign-in has expired or is not valid: sign in again");
 		return -1;
 	}
-	/* a token says what was true at sign-in: whether its holder still
-	 * has an account, and still administers, is what is true now */
-	sn = snap_enter(&tk);
-	exists = sn != NULL && snap_account(sn, t.uid) != NULL;
-	snap_leave(tk);
-	if (!exists) {
-		*ret = http_error(r, 401, "token_expired", NULL,
-		    "%s is no longer in the directory: sign in again", t.uid);
+	/* a token says what was true at sign-in: whether its person still has
+	 * an account, a membership and the password they signed in with, and
+	 * still administers, is what is true now */
+	if (tokenlive_check(r->cfg, t.uid, t.issued, why, sizeof(why)) != 0) {
+		*ret = http_error(r, 401, "token_expired", NULL, "%s", why);
 		return -1;
 	}
 	snprintf(r->token_uid, sizeof(r->token_uid), "%s", t.uid);

@@ -15,6 +15,8 @@ const struct http_route routes[] = {
 	{ "GET", "/ui", 0, ui_file, "ui", 0, AUTHZ_STAFF },
 	{ "GET", "/ui/*", 0, ui_file, "ui", 0, AUTHZ_STAFF },
 	{ "POST", "/v1/tokens", 0, ui_token, "token", 0, AUTHZ_STAFF },
+	{ "DELETE", "/v1/accounts/*/tokens", SCOPE_ADMIN, ui_tokens_revoke, "tokens_revoke", 0,
+	    AUTHZ_STAFF },
 	{ "GET", "/v1/cells", SCOPE_READ, api_cells, "cells", 0, AUTHZ_STAFF },
 	{ "GET", "/readyz", 0, api_readyz, "readyz", 0, AUTHZ_STAFF },
 	{ "GET", "/metrics", HTTP_SCOPE_METRICS, api_metrics, "metrics", 0, AUTHZ_STAFF },

@@ -147,6 +147,7 @@ token_check(const struct cfg *c, const char *text, time_t now, struct token *t)
 	snprintf(t->uid, sizeof(t->uid), "%s", uid);
 	t->admin = admin == 1;
 	t->expires = (time_t)exp;
+	t->issued = t->expires - c->ui_token_ttl_s;
 	return 0;
 }
 

@@ -17,6 +17,7 @@ struct token {
 	char uid[65];
 	int admin;
 	time_t expires;
+	time_t issued;		/* expires less ui.token_ttl as it is now */
 };
 
 /* A token for uid valid until now + ui.token_ttl into out; -1 when uid

@@ -14,6 +14,8 @@
 #include "login.h"
 #include "token.h"
 #include "rfile.h"
+#include "snapshot.h"
+#include "tokenlive.h"
 #include "ui.h"
 
 #define UI_FILE_MAX (1 << 20)
@@ -123,4 +125,28 @@ done:
 		explicit_bzero((char *)pw, strlen(pw));
 	json_decref(o);
 	return ret;
+}
+
+/* DELETE /v1/accounts/{uid}/tokens (admin): ends every sign-in uid made until now. */
+enum MHD_Result
+ui_tokens_revoke(struct req *r)
+{
+	const struct snap_account *a;
+	const struct snap *s;
+	char uid[65] = "";
+	struct err e;
+	int t;
+
+	memset(&e, 0, sizeof(e));
+	if ((s = snap_enter(&t)) != NULL && (a = snap_account(s, r->part[2])) != NULL)
+		snprintf(uid, sizeof(uid), "%s", a->uid);
+	snap_leave(t);
+	if (uid[0] == '\0')
+		return http_error(r, 404, "unknown_account", "uid",
+		    "no account '%.64s' (no entry with privAccount and that uid)", r->part[2]);
+	if (tokenlive_revoke(r->cfg, uid, &e) != 0)
+		return http_err(r, &e, "revoke_failed");
+	log_info("ui: every sign-in of %s ended by %s from %s", uid, r->actor ? r->actor : "-",
+	    r->addr);
+	return http_json(r, 200, json_pack("{s:s, s:b}", "account", uid, "revoked", 1));
 }

@@ -8,5 +8,7 @@
 enum MHD_Result ui_file(struct req *r);
 /* POST /v1/tokens {"uid","password"}: binds as that person once, answers a token. */
 enum MHD_Result ui_token(struct req *r);
+/* DELETE /v1/accounts/{uid}/tokens: ends every sign-in of uid (tokenlive.h). */
+enum MHD_Result ui_tokens_revoke(struct req *r);
 
 #endif

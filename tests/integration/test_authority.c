@@ -293,6 +293,76 @@ money_is_not_a_persons_to_make(void **state)
 	assert_int_equal(it_ldap_count(BASE, "(privCredit=*)"), 0);
 }
 
+/* Polls GET path with tok until it answers want (up to ms): the answer's body. */
+static char *
+until_status(const char *path, const char *tok, long want, long ms)
+{
+	long end = it_now_ms() + ms, st = 0;
+	char *text = NULL;
+
+	for (;;) {
+		free(text);
+		text = NULL;
+		st = ask("GET", path, NULL, tok, NULL, NULL, &text);
+		if (st == want || it_now_ms() > end)
+			break;
+		usleep(100000);
+	}
+	if (st != want)
+		fail_msg("%s answered %ld, not %ld, within %ld ms: %s", path, st, want, ms, text);
+	return text;
+}
+
+static void
+tokens_end_with_what_they_stood_for(void **state)
+{
+	const char *mine = "/v1/accounts/bchen/privileges";
+	char tok[256], tok2[256], *text;
+	long st;
+
+	(void)state;
+	it_ldapmodify("dn: uid=bchen,ou=people,dc=example,dc=edu\nchangetype: modify\n"
+	    "replace: userPassword\nuserPassword: bchen-1\n");
+	sleep(1);	/* entry times have seconds: sign in after the change */
+	token_of("bchen", "bchen-1", NULL, tok);
+	assert_int_equal(ask("GET", mine, NULL, tok, NULL, NULL, NULL), 200);
+	/* privd's own write on the entry (a membership) ends nothing */
+	json_decref(it_call("POST", "/v1/memberships", ADMIN_KEY,
+	    "{\"account\":\"bchen\",\"cell\":\"staff/academic@lab\"}", 200));
+	sleep(3);	/* past ui.token_recheck (2 s in config/dev.yaml) */
+	assert_int_equal(ask("GET", mine, NULL, tok, NULL, NULL, NULL), 200);
+	/* the password changes: the token ends within ui.token_recheck */
+	it_ldapmodify("dn: uid=bchen,ou=people,dc=example,dc=edu\nchangetype: modify\n"
+	    "replace: userPassword\nuserPassword: bchen-2\n");
+	text = until_status(mine, tok, 401, 5000);
+	assert_non_null(strstr(text, "password"));
+	free(text);
+	sleep(1);
+	token_of("bchen", "bchen-2", NULL, tok2);
+	assert_int_equal(ask("GET", mine, NULL, tok2, NULL, NULL, NULL), 200);
+	/* every membership gone: the token ends */
+	json_decref(it_call("DELETE", "/v1/memberships?account=bchen&cell=student/undergrad@lab",
+	    ADMIN_KEY, NULL, 200));
+	json_decref(it_call("DELETE", "/v1/memberships?account=bchen&cell=staff/academic@lab",
+	    ADMIN_KEY, NULL, 200));
+	free(until_status(mine, tok2, 401, 5000));
+	/* an administrator ends every sign-in of a person at once */
+	token_of("jdoe", "jdoe-dev-secret", NULL, tok);
+	assert_int_equal(ask("GET", "/v1/accounts/jdoe/privileges", NULL, tok, NULL, NULL, NULL),
+	    200);
+	assert_int_equal(ask("DELETE", "/v1/accounts/jdoe/tokens", NULL, tok, NULL, NULL, NULL),
+	    403);
+	json_decref(it_call("DELETE", "/v1/accounts/jdoe/tokens", ADMIN_KEY, NULL, 200));
+	assert_int_equal(ask("GET", "/v1/accounts/jdoe/privileges", NULL, tok, NULL, NULL, &text),
+	    401);
+	free(text);
+	json_decref(it_call("DELETE", "/v1/accounts/nobody-here/tokens", ADMIN_KEY, NULL, 404));
+	sleep(2);
+	token_of("jdoe", "jdoe-dev-secret", NULL, tok);
+	st = ask("GET", "/v1/accounts/jdoe/privileges", NULL, tok, NULL, NULL, NULL);
+	assert_int_equal(st, 200);
+}
+
 /* uids that are regular expressions or DN specials, and their look-alikes:
  * the DN value as LDIF writes it (base64 when not ASCII) */
 static const struct {
@@ -452,6 +522,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_operation_as_a_plain_person),
 		cmocka_unit_test(money_is_not_a_persons_to_make),
+		cmocka_unit_test(tokens_end_with_what_they_stood_for),
 		cmocka_unit_test(one_person_cannot_spend_everyones_sign_ins),
 		cmocka_unit_test(acls_match_exact_names),
 	};
