@@ -76,6 +76,26 @@ say(const char *level, const char *fmt, ...)
 	fprintf(stderr, "%s: privd: %s\n", level, msg);
 }
 
+/*
+ * A refusal, for the job's owner: an INFO line is the job's own message
+ * (job-printer-state-message), which a policy's JobPrivateValues hides from
+ * everyone but the owner and operators (deploy/cups/README.md). An ERROR
+ * line would set the printer's state message too, which every local user
+ * and the CUPS web page show, and cupsd keeps an ERROR over a later INFO:
+ * so a refusal, which names a person and their balance, is never one.
+ */
+static void __attribute__((format(printf, 1, 2)))
+refuse(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "INFO: privd: %s\n", msg);
+}
+
 static void
 on_term(int sig)
 {
@@ -188,8 +208,8 @@ unreachable(const struct job *j, const struct rest *r, const char *what)
 {
 	switch (j->q.unreachable) {
 	case CUPSCONF_ALLOW:
-		say("WARNING", "%s: %s; printing job %s of %s on %s UNCHARGED (unreachable: allow)",
-		    what, r->error[0] ? r->error : "privd is failing", j->id, j->user, j->queue);
+		say("WARNING", "%s: %s; printing job %s on %s UNCHARGED (unreachable: allow)",
+		    what, r->error[0] ? r->error : "privd is failing", j->id, j->queue);
 		return -1;	/* go on without privd */
 	case CUPSCONF_HOLD:
 		say("ERROR", "%s: %s; job held (unreachable: hold)", what,
@@ -233,8 +253,8 @@ allowed(struct rest *r, struct job *j, const char *priv, const char *value,
 		return unreachable(j, r, "checking access");
 	a = answer(r);
 	if (r->status == 404 && strcmp(jstr(a, "error"), "unknown_privilege") != 0) {
-		say("ERROR", "%s may not print on %s: privd has no account %s", j->user, j->queue,
-		    j->user);
+		refuse("%s may not print on %s: privd has no account %s", j->user,
+		    j->queue, j->user);
 		json_decref(a);
 		return CUPS_BACKEND_CANCEL;
 	}
@@ -247,7 +267,7 @@ allowed(struct rest *r, struct job *j, const char *priv, const char *value,
 	ok = json_is_true(json_object_get(a, "allowed"));
 	json_decref(a);
 	if (!ok) {
-		say("ERROR", why, j->user, j->queue);
+		refuse(why, j->user, j->queue);
 		return CUPS_BACKEND_CANCEL;
 	}
 	return -1;
@@ -466,16 +486,17 @@ hold(struct rest *r, struct job *j)
 
 				snprintf(cost, sizeof(cost), "%s", amount_text(j,
 				    json_integer_value(json_object_get(a, "cost"))));
-				say("ERROR", "%s: this job costs %s, %s has %s left in %s", j->quota,
+				refuse("%s: this job costs %s, %s has %s left in %s",
+				    j->quota,
 				    cost, j->user, amount_text(j, left > 0 ? left : 0),
 				    jstr(a, "period"));
 			} else
-				say("ERROR", "print quota exceeded: this job needs %lld pages, %s has "
-				    "%lld left in %s", j->amount, j->user, (long long)(left > 0 ?
+				refuse("print quota exceeded: this job needs %lld "
+				    "pages, %s has %lld left in %s", j->amount, j->user, (long long)(left > 0 ?
 				    left : 0), jstr(a, "period"));
 			ret = CUPS_BACKEND_CANCEL;
 		} else if (r->status == 404 || r->status == 403) {
-			say("ERROR", "%s may not print on %s: %s", j->user, j->queue,
+			refuse("%s may not print on %s: %s", j->user, j->queue,
 			    jstr(a, "message"));
 			ret = CUPS_BACKEND_CANCEL;
 		} else {

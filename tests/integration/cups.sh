@@ -134,9 +134,17 @@ cat > "$dir/job.test" <<'EOF'
 	DISPLAY job-printer-state-message
 }
 EOF
-# job ID: "STATE,MESSAGE"
+sed 's/requesting-user-name root/requesting-user-name eve/' "$dir/job.test" > "$dir/job-eve.test"
+# job ID [TEST]: "STATE,MESSAGE" as ipptool asks (unauthenticated: the message, which
+# JobPrivateValues keeps for the owner and operators, comes back empty)
 job_attrs() {
-	ipptool -c -d job_id="$1" "ipp://$H/printers/eng-laser" "$dir/job.test" 2>/dev/null | sed -n 2p
+	ipptool -c -d job_id="$1" "ipp://$H/printers/eng-laser" "$dir/${2:-job}.test" \
+		2>/dev/null | sed -n 2p
+}
+# job ID: the job's last state message, as the operator reads it in cupsd's log
+job_message() {
+	grep -aF "[Job $1] Set job-printer-state-message to" "$dir/log/error_log" | tail -1 |
+		sed 's/.*Set job-printer-state-message to "//; s/", current level=.*//'
 }
 job_state() { job_attrs "$1" | cut -d, -f1; }
 job_ended() { case $(job_state "$1") in completed|canceled|aborted) return 0 ;; esac; return 1; }
@@ -148,10 +156,11 @@ submit() {	# QUEUE USER FILE [lp options]: prints the job id
 }
 expect_end() {	# JOB STATE [MESSAGE]
 	wait_for "job $1 to end" 600 job_ended "$1"
-	local a
+	local a m
 	a=$(job_attrs "$1")
+	m=$(job_message "$1")
 	[ "${a%%,*}" = "$2" ] || fail "job $1 ended '$a', not $2"
-	[ -z "${3:-}" ] || case $a in *"$3"*) ;; *) fail "job $1: message '$a' does not say '$3'" ;; esac
+	[ -z "${3:-}" ] || case $m in *"$3"*) ;; *) fail "job $1: message '$m' does not say '$3'" ;; esac
 }
 usage() {	# USER QUOTA: "used held"
 	curl -sf -H "$RK" "$U/v1/accounts/$1/quotas/$2" | jq -r '"\(.used) \(.held)"'
@@ -202,6 +211,15 @@ before=$(received)
 j=$(submit eng-laser bob "$dir/p12.pdf")
 expect_end "$j" canceled "print quota exceeded: this job needs 12 pages, bob has 10 left in 2026T3"
 refused=$j
+# the refusal's numbers are bob's and the operators': the printer's public state, the
+# job as another person asks for it, and the CUPS web page say nothing of bob's balance
+lpstat -h "$H" -U eve -l -p eng-laser > "$dir/public" 2>&1
+lpstat -h "$H" -U eve -l -o eng-laser >> "$dir/public" 2>&1 || true
+curl -s "http://$H/printers/eng-laser" >> "$dir/public"
+curl -s "http://$H/jobs?which_jobs=all" >> "$dir/public"
+job_attrs "$j" job-eve | tee -a "$dir/public" | grep -q '^canceled' || fail "eve's Get-Job-Attributes failed"
+grep -q "canceled" "$dir/public" || fail "eve cannot see that a job was cancelled: $(cat "$dir/public")"
+! grep -qE "bob has|10 left|needs 12" "$dir/public" || fail "another user reads bob's refusal: $(grep -E 'bob has|10 left|needs 12' "$dir/public")"
 j=$(submit office alice "$dir/p1.pdf")
 expect_end "$j" canceled "privd: alice may not print on office"
 j=$(submit eng-laser bob "$dir/p1.pdf" -o print-color-mode=color)

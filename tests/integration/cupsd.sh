@@ -68,6 +68,9 @@ JobRetryLimit 1000
   Allow all
 </Location>
 <Policy default>
+  # deploy/cups/README.md: a refusal's numbers are the job's owner's
+  JobPrivateAccess default
+  JobPrivateValues default job-printer-state-message
   <Limit All>
     Order deny,allow
   </Limit>
