@@ -212,6 +212,23 @@ draw_refundable(const struct draw_ops *ops, const struct quota_req *q,
 	return rc;
 }
 
+int
+draw_seen(const struct draw_ops *ops, const struct quota_req *q, const char *rid, int hold,
+    long long amount, struct quota_res *r, struct err *e)
+{
+	struct quota_req h;
+	LDAP *ld;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	req_copy(&h, q);
+	if ((ld = conn(ops, &h, NULL, e)) == NULL)
+		return -1;
+	rc = ops->seen(ld, &h, rid, hold, amount, r, e);
+	ops->put(ld, e->code == ERR_UNAVAILABLE);
+	return rc;
+}
+
 static int
 snap_usage(const struct quota_req *q, struct usage_val *u)
 {

@@ -98,6 +98,11 @@ int draw_with(const struct draw_ops *ops, const struct quota_req *q,
 int draw_refundable(const struct draw_ops *ops, const struct quota_req *q,
     const char *charge_id, long long *left, struct err *e);
 
+/* Whether rid was seen on q (quota_seen), read at q's home provider: 1 a
+ * replay, 0 not seen, -1 another operation's id (r->why) or an error. */
+int draw_seen(const struct draw_ops *ops, const struct quota_req *q, const char *rid,
+    int hold, long long amount, struct quota_res *r, struct err *e);
+
 /* The log's and the audit's name of an operation ("charge", "hold", ...). */
 const char *draw_op_name(enum draw_op op);
 

@@ -9,7 +9,68 @@
 #include "fault.h"
 #include "holder.h"
 #include "notice.h"
+#include "reqid.h"
+#include "uentry.h"
 #include "wallet.h"
+
+/*
+ * The paid wallet has one entry for every period (QUOTA_PAID_PERIOD), the
+ * allowance one a period. A split's paid part is recorded there under its
+ * request id and the allowance's period, RID@PERIOD ('@' is no client's,
+ * reqid.h): a CUPS job id that recurs next term is a new charge on both
+ * wallets, not a replay of last term's paid part (which printed it free),
+ * and a part never meets a top-up's or a reversal's id of the same text.
+ */
+#define PAID_RID_MAX (REQID_MAX + PERIOD_KEY_MAX + 8)
+
+static const char *
+paid_rid(char out[PAID_RID_MAX], const char *rid, const struct quota_req *q,
+    const char *period)
+{
+	char now[PERIOD_KEY_MAX];
+
+	if (period == NULL || *period == '\0') {
+		if (uent_period(q, now, NULL) != 0)
+			now[0] = '\0';
+		period = now;
+	}
+	snprintf(out, PAID_RID_MAX, "%s@%s", rid, period);
+	return out;
+}
+
+/*
+ * Before a split takes anything: whether its request id names another
+ * operation on the paid wallet (a top-up, a reversal, a voucher). Then
+ * the split is refused whole, 409 request_id_reused, nothing taken or held.
+ * 0 when the id is free there, -1 with out and e.
+ */
+static int
+paid_id_free(const struct draw_ops *ops, const struct quota_req *q, const struct quota_req *qp,
+    const struct draw_req *d, struct draw_res *out, struct err *e)
+{
+	struct quota_res r;
+	int rc;
+
+	if (ops->seen == NULL)
+		return 0;
+	rc = draw_seen(ops, qp, d->rid, d->op == DRAW_HOLD, d->amount, &r, e);
+	if (rc == 0)
+		return 0;
+	if (rc < 0 && r.why != QUOTA_ID_REUSED)
+		return -1;	/* unreachable: its retry asks again */
+	memset(e, 0, sizeof(*e));
+	/* refused on the account's own quota, as a draw there would be */
+	wallet_paid_req(&out->on, q);
+	out->on.paid = q->paid;
+	out->on.limit = q->limit;
+	out->res.why = QUOTA_ID_REUSED;
+	if (uent_period(q, out->res.period, NULL) != 0)
+		out->res.period[0] = '\0';
+	err_set(e, ERR_CONFLICT, 0, "request_id", "request id '%s' was used before for "
+	    "another operation on the paid balance of %s (a top-up or a reversal): use an id "
+	    "of this %s's own", d->rid, qp->quota, draw_op_name(d->op));
+	return -1;
+}
 
 void
 wallet_paid_req(struct quota_req *paid, const struct quota_req *q)
@@ -55,9 +116,10 @@ paid_first(const struct quota_req *q)
  */
 static int
 give_up(const struct draw_ops *ops, const struct quota_req *q, const struct quota_req *qp,
-    const struct draw_req *d, long long a, long long p, struct draw_res *o2, struct err *e)
+    const struct draw_req *d, const char *prid, long long a, long long p, struct draw_res *o2,
+    struct err *e)
 {
-	struct draw_req v = { .op = DRAW_VOID, .rid = d->rid, .hold = d->op == DRAW_HOLD,
+	struct draw_req v = { .op = DRAW_VOID, .rid = prid, .hold = d->op == DRAW_HOLD,
 	    .requested = p };
 	struct draw_req u = { .rid = d->rid };
 	struct draw_res o3;
@@ -99,12 +161,14 @@ finish(const struct draw_ops *ops, const struct quota_req *q, const struct draw_
 	struct quota_req qp;
 	struct draw_res o2;
 	long long a = out->res.amount, p = out->res.paid;
+	char prid[PAID_RID_MAX];
 	int rc;
 
 	/* the allowance part is in, the paid one not yet (its retry finishes it) */
 	fault_point("wallet-split");
 	wallet_paid_req(&qp, q);
 	w->allowance = a;
+	dp.rid = paid_rid(prid, d->rid, q, out->res.period);
 	dp.amount = p;
 	dp.paid = dp.requested = 0;
 	dp.fallback = 0;
@@ -114,7 +178,7 @@ finish(const struct draw_ops *ops, const struct quota_req *q, const struct draw_
 	if (rc == 0 && o2.res.amount > 0)
 		goto landed;
 	memset(e, 0, sizeof(*e));
-	if ((rc = give_up(ops, q, &qp, d, a, p, &o2, e)) < 0)
+	if ((rc = give_up(ops, q, &qp, d, prid, a, p, &o2, e)) < 0)
 		return -1;
 	if (rc == 0)
 		goto landed;
@@ -146,7 +210,7 @@ take(const struct draw_ops *ops, const struct quota_req *q, const struct draw_re
 	struct quota_req qp;
 	struct usage_val ua;
 	long long n = d->amount, ra, rp, a, p;
-	int i, rc, fits;
+	int i, rc, fits, checked = 0;
 
 	if (d->fallback) {
 		/* the pools a school gives before a person's own money */
@@ -184,6 +248,12 @@ take(const struct draw_ops *ops, const struct quota_req *q, const struct draw_re
 			p = 0;	/* the allowance refuses it, saying why */
 		d1 = *d;
 		d1.fallback = 0;
+		if (p > 0 && !checked) {
+			wallet_paid_req(&qp, q);
+			if (paid_id_free(ops, q, &qp, d, out, e) != 0)
+				return -1;
+			checked = 1;
+		}
 		if (p > 0) {
 			d1.amount = a;
 			d1.paid = p;
@@ -216,9 +286,13 @@ refund(const struct draw_ops *ops, const struct quota_req *q, const struct draw_
 	struct quota_req qp;
 	struct draw_res o2;
 	long long left = 0;
+	char pcid[PAID_RID_MAX], prid[PAID_RID_MAX];
 
+	/* the charge's paid part, and this refund's, under the allowance's
+	 * period now: a refund is of this period's charges */
 	wallet_paid_req(&qp, q);
-	if (w->has_paid && draw_refundable(ops, &qp, d->charge_id, &left, e) != 0)
+	paid_rid(pcid, d->charge_id, q, NULL);
+	if (w->has_paid && draw_refundable(ops, &qp, pcid, &left, e) != 0)
 		return -1;
 	d1.paid_left = left;
 	if (draw_with(ops, q, &d1, out, e) != 0)
@@ -228,6 +302,8 @@ refund(const struct draw_ops *ops, const struct quota_req *q, const struct draw_
 		return 0;
 	dp.amount = out->res.paid;
 	dp.paid_left = -1;
+	dp.rid = paid_rid(prid, d->rid, q, out->res.period);
+	dp.charge_id = paid_rid(pcid, d->charge_id, q, out->res.period);
 	if (draw_with(ops, &qp, &dp, &o2, e) != 0) {
 		out->res = o2.res;
 		return -1;
@@ -247,6 +323,7 @@ settle(const struct draw_ops *ops, const struct quota_req *q, const struct draw_
 	struct draw_req dp = *d;
 	struct quota_req qp;
 	struct draw_res o2;
+	char prid[PAID_RID_MAX];
 
 	if (draw_with(ops, q, d, out, e) != 0)
 		return -1;
@@ -254,6 +331,7 @@ settle(const struct draw_ops *ops, const struct quota_req *q, const struct draw_
 	if (!out->res.split)
 		return 0;
 	wallet_paid_req(&qp, q);
+	dp.rid = paid_rid(prid, d->rid, q, out->res.period);
 	dp.amount = d->op == DRAW_COMMIT ? out->res.paid : 0;
 	if (draw_with(ops, &qp, &dp, &o2, e) != 0) {
 		out->res = o2.res;

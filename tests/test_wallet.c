@@ -406,7 +406,9 @@ a_paid_part_not_had_is_voided_and_the_allowance_given_back(void **state)
 	assert_int_equal(charge("c1", 15, 0, &out, &w, &e), -1);
 	assert_int_equal(out.res.why, QUOTA_EXCEEDED);
 	assert_int_equal(f.allowance.used, 0);	/* given back */
-	assert_true(find(&f.paid, "c1", NULL)->voided);
+	/* the paid part's id is the charge's and the allowance's period */
+	assert_null(find(&f.paid, "c1", NULL));
+	assert_true(find(&f.paid, "c1@all", NULL)->voided);
 	/* the retry cannot land the paid part later */
 	f.paid.credit = 100;
 	assert_int_equal(charge("c1", 15, 0, &out, &w, &e), -1);

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <pthread.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -37,12 +38,22 @@ static const char model[] =
     "  w3: [student/undergrad@eng]\n"
     "  w4: [student/undergrad@eng]\n"
     "  w5: [student/undergrad@eng]\n"
-    "  w6: [student/undergrad@eng]\n";
+    "  w6: [student/undergrad@eng]\n"
+    "  w7: [student/undergrad@eng]\n";
+
+static char term[32];	/* the allowance's period now (entries_with) */
 
 static int
 setup(void **state)
 {
-	return it_group_setup_model(state, model);
+	json_t *j;
+
+	if (it_group_setup_model(state, model) != 0)
+		return -1;
+	j = it_get("/v1/accounts/w1/quotas/print.pages", 200);
+	snprintf(term, sizeof(term), "%s", json_string_value(json_object_get(j, "period")));
+	json_decref(j);
+	return 0;
 }
 
 static char *
@@ -272,14 +283,15 @@ refunds_and_holds_go_back_where_they_came_from(void **state)
 	it_check_ledger();
 }
 
-/* How many usage entries of uid's print.pages hold request id rid. */
+/* How many usage entries of uid's print.pages hold request id rid: the
+ * allowance's as it is, the paid wallet's as rid@PERIOD (wallet.c) */
 static int
 entries_with(const char *uid, const char *rid)
 {
-	char base[256], filter[128];
+	char base[256], filter[256];
 
 	snprintf(base, sizeof(base), "uid=%s,ou=usage," BASE, uid);
-	snprintf(filter, sizeof(filter), "(privRequest=%s)", rid);
+	snprintf(filter, sizeof(filter), "(|(privRequest=%s)(privRequest=%s@%s))", rid, rid, term);
 	return it_ldap_count(base, filter);
 }
 
@@ -394,6 +406,53 @@ paid_wallet_emptied_between_the_parts(void **state)
 	it_check_ledger();
 }
 
+/*
+ * A request id names one operation on one quota in one period: a split
+ * under a top-up's id is refused whole with nothing taken or held, and a
+ * job id that recurs in a later term (CUPS job numbers restart) is a new
+ * charge on both wallets, not a replay of last term's paid part.
+ */
+static void
+request_ids_mean_one_thing(void **state)
+{
+	char off[32];
+	json_t *j;
+
+	(void)state;
+	topup("w7", "same-1", 20);
+	j = post("w7", "/charges", CHARGE_KEY, 409, "{\"request_id\":\"same-1\",\"amount\":15}");
+	assert_string_equal(json_string_value(json_object_get(j, "error")), "request_id_reused");
+	json_decref(j);
+	json_decref(post("w7", "/holds", CHARGE_KEY, 409,
+	    "{\"request_id\":\"same-1\",\"amount\":15,\"ttl_s\":600}"));
+	holds("w7", 0, 0, 20);
+	j = it_get(qp("w7", ""), 200);
+	assert_int_equal(it_num(j, "held"), 0);
+	json_decref(j);
+	/* under an id of its own the same split lands */
+	j = post("w7", "/charges", CHARGE_KEY, 201, "{\"request_id\":\"cups:h:q:7\",\"amount\":15}");
+	wallets(j, 10, 5);
+	json_decref(j);
+	holds("w7", 10, 5, 20);
+	/* next term, the same job id: charged in full, on both wallets */
+	snprintf(off, sizeof(off), "%ld", 1798761600L + 3600 - (long)time(NULL));
+	setenv("PRIVD_CLOCK_OFFSET", off, 1);
+	it_sh("tests/integration/env.sh privd-restart %s/env", it_dir);
+	unsetenv("PRIVD_CLOCK_OFFSET");
+	j = post("w7", "/charges", CHARGE_KEY, 201, "{\"request_id\":\"cups:h:q:7\",\"amount\":15}");
+	assert_string_equal(json_string_value(json_object_get(j, "period")), "2027T1");
+	assert_false(json_is_true(json_object_get(j, "replayed")));
+	wallets(j, 10, 5);
+	json_decref(j);
+	holds("w7", 10, 10, 20);
+	/* and its retry is a replay, taking nothing more */
+	j = post("w7", "/charges", CHARGE_KEY, 200, "{\"request_id\":\"cups:h:q:7\",\"amount\":15}");
+	assert_true(json_is_true(json_object_get(j, "replayed")));
+	json_decref(j);
+	holds("w7", 10, 10, 20);
+	it_sh("tests/integration/env.sh privd-restart %s/env", it_dir);
+}
+
 int
 main(void)
 {
@@ -404,6 +463,7 @@ main(void)
 		cmocka_unit_test(privd_killed_between_the_parts),
 		cmocka_unit_test(slapd_stopped_between_the_parts),
 		cmocka_unit_test(paid_wallet_emptied_between_the_parts),
+		cmocka_unit_test(request_ids_mean_one_thing),
 	};
 
 	return cmocka_run_group_tests(tests, setup, it_group_teardown);
