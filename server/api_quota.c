@@ -15,6 +15,7 @@
 #include "uentry.h"
 #include "wallet.h"
 #include "resolve.h"
+#include "skew.h"
 #include "snapshot.h"
 #include "sync.h"
 
@@ -92,6 +93,14 @@ quota_named(struct req *r, const char *name, struct quota_req *q, enum MHD_Resul
 	q->kind = r->cfg->privs[p].period;
 	q->actor = r->actor ? r->actor : "anonymous";
 	q->now = period_now();
+	/* a write that this clock alone would put in a new period waits until
+	 * the clock is within the bound of the directory's (skew.h) */
+	if (strcmp(r->method, "GET") != 0 && skew_period_unsure(r->cfg, q->kind, q->now)) {
+		*ret = http_error(r, 503, "clock_skew", NULL, "this privd's clock is more than "
+		    "%.0f s off the directory's, at a period boundary: send it to another privd, "
+		    "or set its clock", SKEW_BOUND_S);
+		goto done;
+	}
 	rc = 0;
 done:
 	snap_leave(t);

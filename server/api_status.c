@@ -11,6 +11,7 @@
 #include "publish.h"
 #include "mirror.h"
 #include "pending.h"
+#include "skew.h"
 #include "snapshot.h"
 #include "sync.h"
 #include "uentry.h"
@@ -50,6 +51,17 @@ api_readyz(struct req *r)
 		    "id", ps.id, "what", ps.what,
 		    "open_s", (json_int_t)(ps.started ? time(NULL) - ps.started : 0),
 		    "stale", ps.stale, "answering", "the model before this import"));
+	}
+	if (o != NULL) {
+		/* reads and charges go on; expiry and a new period wait for a clock
+		 * within the bound (skew.h) */
+		double off, age;
+		int known = skew_offset(&off, &age) == 0;
+
+		json_object_set_new(o, "clock", json_pack("{s:b, s:o, s:o, s:f}", "trusted",
+		    skew_trusted(), "offset_s", known ? json_real(off) : json_null(),
+		    "measured_s_ago", known ? json_real(age) : json_null(), "bound_s",
+		    SKEW_BOUND_S));
 	}
 	if (o != NULL && !ready) {
 		sync_last_error(why, sizeof(why));
@@ -164,6 +176,21 @@ api_metrics(struct req *r)
 	    "# HELP privd_http_writers_busy Writers running a write now.\n"
 	    "# TYPE privd_http_writers_busy gauge\n"
 	    "privd_http_writers_busy %zu\n", wq, wb);
+	{
+		double off = 0, age = 0;
+		char val[32] = "NaN";
+
+		if (skew_offset(&off, &age) == 0)
+			snprintf(val, sizeof(val), "%.3f", off);
+		n = strlen(extra);
+		snprintf(extra + n, sizeof(extra) - n,
+		    "# HELP privd_clock_offset_seconds This clock less the directory's, from the entryCSN of privd's own writes (NaN: not measured yet).\n"
+		    "# TYPE privd_clock_offset_seconds gauge\n"
+		    "privd_clock_offset_seconds %s\n"
+		    "# HELP privd_clock_trusted 1 while the offset is within the bound (doc/security.md): holds expire and periods start.\n"
+		    "# TYPE privd_clock_trusted gauge\n"
+		    "privd_clock_trusted %d\n", val, skew_trusted());
+	}
 	publish_metrics(extra, sizeof(extra));
 	return http_text(r, 200, "text/plain; version=0.0.4", metrics_render(extra));
 }

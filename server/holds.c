@@ -2,6 +2,8 @@
  * holds.c - expiring holds and sessions past their TTL. Several privd may
  * run this at once: ending one removes its exact privHold or privSession
  * value in the same modify that gives its count back, so only one wins.
+ * Expiry is judged by the directory's clock (skew.h): a privd whose clock
+ * is off by more than SKEW_BOUND_S expires nothing until it is set right.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -12,8 +14,10 @@
 #include "ldpool.h"
 #include "log.h"
 #include "period.h"
+#include "probe.h"
 #include "quota.h"
 #include "session.h"
+#include "skew.h"
 
 static const struct cfg *cfg;
 static pthread_t thread;
@@ -32,14 +36,23 @@ run(void *arg)
 
 		memset(&e, 0, sizeof(e));
 		if (ldpool_get(&ld, &e) == 0) {
-			/* drain in batches, so a backlog goes quickly */
-			do
-				n = quota_expire(ld, cfg, period_now(), 100, &e);
-			while (n == 100 && !atomic_load(&stopping));
-			if (n >= 0) {
+			/* expiry by the directory's clock, never by this one alone: a
+			 * privd whose clock ran ahead would end others' live holds */
+			if (!skew_trusted() && probe_clock(ld, cfg, &e) != 0)
+				log_debug("holds: cannot measure the clock: %s", e.msg);
+			n = 0;
+			if (skew_trusted()) {
+				/* drain in batches, so a backlog goes quickly */
 				do
-					n = session_expire(ld, cfg, period_now(), 100, &e);
+					n = quota_expire(ld, cfg, skew_directory_time(period_now()),
+					    100, &e);
 				while (n == 100 && !atomic_load(&stopping));
+				if (n >= 0) {
+					do
+						n = session_expire(ld, cfg,
+						    skew_directory_time(period_now()), 100, &e);
+					while (n == 100 && !atomic_load(&stopping));
+				}
 			}
 			ldpool_put(ld, n < 0 && e.code == ERR_UNAVAILABLE);
 			if (n < 0)

@@ -35,6 +35,7 @@
 #include "retention.h"
 #include "segids.h"
 #include "service.h"
+#include "skew.h"
 #include "snapshot.h"
 #include "sync.h"
 #include "token.h"
@@ -599,12 +600,15 @@ main(int argc, char **argv)
 
 		errno = 0;
 		sec = strtol(offset, &end, 10);
-		if (errno != 0 || *end != '\0') {
+		if (errno != 0 || (*end != '\0' && strcmp(end, ":site") != 0)) {
 			fprintf(stderr, "privd: PRIVD_CLOCK_OFFSET=%s: not a whole number "
-			    "of seconds\n", offset);
+			    "of seconds (and :site)\n", offset);
 			goto done;
 		}
 		period_set_offset(sec);
+		/* :site: as if the directory's clock had moved as well (skew.h) */
+		if (*end == ':')
+			skew_shift_directory(sec);
 		log_warn("PRIVD_CLOCK_OFFSET=%s: counting usage at a shifted time "
 		    "(for tests only)", offset);
 	}

@@ -8,6 +8,7 @@
 #include "dn.h"
 #include "ldapconn.h"
 #include "probe.h"
+#include "skew.h"
 
 int
 probe_csn_sid(const char *csn)
@@ -114,4 +115,51 @@ probe_drop(LDAP *ld, const struct cfg *c, const char *nonce)
 		ldap_delete_ext_s(ld, dn, NULL, NULL);
 	free(dn);
 	free(parent);
+}
+
+int
+probe_clock(LDAP *ld, const struct cfg *c, struct err *e)
+{
+	static char *attrs[] = { "entryCSN", NULL };
+	char nonce[PROBE_NONCE], *parent = NULL, *dn = NULL, csn[64];
+	unsigned char rnd[16];
+	LDAPMessage *res = NULL, *m;
+	double sent, answered;
+	int rc, ret = -1;
+
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
+		err_set(e, ERR_INTERNAL, 0, NULL, "getrandom failed");
+		goto done;
+	}
+	hex_encode(rnd, sizeof(rnd), nonce);
+	if ((dn = probe_dn(c, nonce, &parent)) == NULL) {
+		err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
+		goto done;
+	}
+	sent = skew_clock();
+	if ((rc = add(ld, dn, nonce)) == LDAP_NO_SUCH_OBJECT) {
+		rc = add(ld, parent, "providers");
+		if (rc == LDAP_SUCCESS || rc == LDAP_ALREADY_EXISTS) {
+			sent = skew_clock();
+			rc = add(ld, dn, nonce);
+		}
+	}
+	answered = skew_clock();
+	if (rc != LDAP_SUCCESS) {
+		ldapc_fail(e, rc, dn);
+		goto done;
+	}
+	if (ldapc_search(ld, c, dn, LDAP_SCOPE_BASE, "(objectClass=*)", attrs, 1, &res, e) == 0 &&
+	    (m = ldap_first_entry(ld, res)) != NULL &&
+	    ldapc_get_buf(ld, m, "entryCSN", csn, sizeof(csn)) == 0) {
+		skew_observe(csn, sent, answered);
+		ret = 0;
+	} else if (e->code == ERR_NONE)
+		err_set(e, ERR_UNAVAILABLE, 0, NULL, "%s has no entryCSN", dn);
+	probe_drop(ld, c, nonce);
+done:
+	ldap_msgfree(res);
+	free(dn);
+	free(parent);
+	return ret;
 }

@@ -24,6 +24,9 @@ int probe_add(LDAP *ld, const struct cfg *c, char nonce[PROBE_NONCE], int *sid,
     struct err *e);
 /* Whether ld's provider shows probe nonce: 1, 0, -1 and e. */
 int probe_seen(LDAP *ld, const struct cfg *c, const char *nonce, struct err *e);
+/* Measures this privd's clock against ld's provider (skew.h) with a probe
+ * added and deleted: 0, or -1 and e. */
+int probe_clock(LDAP *ld, const struct cfg *c, struct err *e);
 /* Deletes probe nonce (when it fails, the entry is left: it is harmless). */
 void probe_drop(LDAP *ld, const struct cfg *c, const char *nonce);
 

@@ -24,6 +24,7 @@
 #include "mend.h"
 #include "pool.h"
 #include "qwrite.h"
+#include "skew.h"
 #include "uentry.h"
 #include "strv.h"
 #include "wop.h"
@@ -444,6 +445,8 @@ from_write(const struct wop *o, const char *key, struct uent_state *st)
 	st->u.held = (v = wop_got(o, "privHeld")) ? strtoll(v, NULL, 10) : 0;
 	st->u.segments = (v = wop_got(o, "privSegments")) ? strtoll(v, NULL, 10) : 0;
 	snprintf(st->u.csn, sizeof(st->u.csn), "%s", csn);
+	/* the provider's time at this commit: this clock's offset (skew.h) */
+	skew_observe(csn, o->sent, o->answered);
 	if (usage_put(key, &st->u) != 0)
 		log_warn("quota: out of memory recording usage of %s", key);
 	return 0;

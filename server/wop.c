@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "skew.h"
 #include "wop.h"
 
 void
@@ -138,6 +139,7 @@ wop_run(LDAP *ld, struct wop *o)
 	}
 	if (o->read != NULL && read_control(o->read, &rctrl) == 0)
 		ctrls[k++] = rctrl;
+	o->sent = skew_clock();
 	rc = ldap_modify_ext(ld, o->dn, o->mods, ctrls, NULL, &msgid);
 	if (rc == LDAP_SUCCESS) {
 		/* as ldap_modify_ext_s waits, but keeping the answer's controls */
@@ -150,6 +152,7 @@ wop_run(LDAP *ld, struct wop *o)
 		    1)) == LDAP_SUCCESS)
 			rc = err;
 	}
+	o->answered = skew_clock();
 	if (rc == LDAP_SUCCESS && o->read != NULL &&
 	    (c = ldap_control_find(LDAP_CONTROL_POST_READ, answer, NULL)) != NULL)
 		take_read(o, c);

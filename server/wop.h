@@ -28,6 +28,7 @@ struct wop {
 	char **read;
 	char *got[WOP_READ];
 	int have_got;
+	double sent, answered;	/* skew_clock() around the modify (skew.h) */
 };
 
 /* Adds a modification of type (op LDAP_MOD_*) with one formatted value; -1 when full. */

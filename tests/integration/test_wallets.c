@@ -435,7 +435,7 @@ request_ids_mean_one_thing(void **state)
 	json_decref(j);
 	holds("w7", 10, 5, 20);
 	/* next term, the same job id: charged in full, on both wallets */
-	snprintf(off, sizeof(off), "%ld", 1798761600L + 3600 - (long)time(NULL));
+	snprintf(off, sizeof(off), "%ld:site", 1798761600L + 3600 - (long)time(NULL));
 	setenv("PRIVD_CLOCK_OFFSET", off, 1);
 	it_sh("tests/integration/env.sh privd-restart %s/env", it_dir);
 	unsetenv("PRIVD_CLOCK_OFFSET");
