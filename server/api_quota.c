@@ -686,6 +686,19 @@ topup_run(struct req *r, struct quota_req *q, const struct draw_req *d, const ch
 	json_t *o;
 
 	memset(&e, 0, sizeof(e));
+	/* an id names one operation: not a top-up when this period's charge,
+	 * hold or refund under it stands on the allowance */
+	if (d->op == DRAW_CREDIT) {
+		struct quota_res seen;
+		int rc = draw_seen(&draw_ldap, q, d->rid, 0, d->amount, &seen, &e);
+
+		if (rc != 0 && (rc > 0 || seen.why == QUOTA_ID_REUSED))
+			return http_error(r, 409, "request_id_reused", "request_id", "request id "
+			    "'%s' was used before for another operation on %s of %s in %s: use an "
+			    "id of this top-up's own", d->rid, q->quota, q->uid, seen.period);
+		if (rc < 0)
+			return http_err(r, &e, "topup_failed");
+	}
 	wallet_paid_req(&qp, q);
 	if (draw(&qp, d, &out, &e) != 0)
 		return refused(r, q, &out.res, &e, NULL);

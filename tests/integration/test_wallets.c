@@ -434,6 +434,12 @@ request_ids_mean_one_thing(void **state)
 	wallets(j, 10, 5);
 	json_decref(j);
 	holds("w7", 10, 5, 20);
+	/* nor is a charge's id a top-up's */
+	j = post("w7", "/topups", TOPUP_KEY, 409,
+	    "{\"request_id\":\"cups:h:q:7\",\"amount\":5,\"reference\":\"desk 3\"}");
+	assert_string_equal(json_string_value(json_object_get(j, "error")), "request_id_reused");
+	json_decref(j);
+	holds("w7", 10, 5, 20);
 	/* next term, the same job id: charged in full, on both wallets */
 	snprintf(off, sizeof(off), "%ld:site", 1798761600L + 3600 - (long)time(NULL));
 	setenv("PRIVD_CLOCK_OFFSET", off, 1);
