@@ -233,7 +233,8 @@ read_secret_file(struct cfgr *x, const yaml_node_t *v, const char *what, const c
 	if (x->no_files)
 		return cfgr_dup(x, v, what, out) == 0 ? 0 : -1;
 	if (rfile_read(path, RFILE_SECRET_MAX, &buf, &n, why, sizeof(why)) != 0) {
-		snprintf(msg, sizeof(msg), "%s: %.300s: %s", what, path, why);
+		snprintf(msg, sizeof(msg), "%s: cannot read '%.300s': %s", what, path,
+		    strncmp(why, "cannot read: ", 13) == 0 ? why + 13 : why);
 		return cfgr_bad(x, v, what, "%s", msg);
 	}
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
