@@ -13,6 +13,8 @@
 #include "ldapconn.h"
 #include "ledger.h"
 #include "period.h"
+#include "reqid.h"
+#include "usage.h"
 #include "retention.h"
 #include "strmap.h"
 #include "strv.h"
@@ -213,6 +215,7 @@ struct check {
 	long long used, held, credit;
 	unsigned long long lhash;	/* the entries, in any order: a sum of their hashes */
 	struct strmap *digests;		/* key -> what a provider holds, or NULL */
+	char **paid;			/* "UID QUOTA" of each paid wallet met */
 };
 
 static void __attribute__((format(printf, 2, 3)))
@@ -484,6 +487,21 @@ above(struct walk *w, struct check *k, const char *dn, long long nseg, char **wi
 	free(segs);
 }
 
+/* Appends s (taken) to the strv *v; -1 when out of memory. */
+static int
+push(char ***v, char *s)
+{
+	size_t n = strv_len(*v);
+	char **nv = realloc(*v, (n + 2) * sizeof(**v));
+
+	if (nv == NULL)
+		return -1;
+	nv[n] = s;
+	nv[n + 1] = NULL;
+	*v = nv;
+	return 0;
+}
+
 /* One usage entry: its window and segments, summed, against its counters. */
 static int
 check_one(LDAP *ld, LDAPMessage *m, void *arg)
@@ -506,8 +524,23 @@ check_one(LDAP *ld, LDAPMessage *m, void *arg)
 		/* ledger.retention removed its ledger: only the counters remain */
 		k->nretained++;
 		goto done;
-	} else
+	} else {
+		size_t nl = strlen(name), pl = strlen("@" USAGE_PAID_PERIOD);
+
 		snprintf(k->key, sizeof(k->key), "%s/%s", uid, name);
+		/* an account's paid wallet: its parts checked against the
+		 * allowance's splits once the walk is done (cross) */
+		if (nl > pl && strcmp(name + nl - pl, "@" USAGE_PAID_PERIOD) == 0 &&
+		    strncmp(uid, "pool:", 5) != 0 && k->paid != NULL) {
+			char *pair = NULL;
+
+			if (asprintf(&pair, "%s %.*s", uid, (int)(nl - pl), name) < 0 ||
+			    push(&k->paid, pair) != 0) {
+				free(pair);
+				fault(k, "out of memory");
+			}
+		}
+	}
 	k->nusage++;
 	entries0 = k->nentries;
 	strmap_init(&k->items);
@@ -570,6 +603,118 @@ done:
 	return 0;
 }
 
+
+/* Every entry of usage_dn's ledger (window and segments); 0, or -1 and e. */
+static int
+whole_ledger(LDAP *ld, const struct cfg *c, const char *dn, struct lentry **v, size_t *n,
+    struct err *e)
+{
+	size_t total = 0;
+
+	*v = NULL;
+	*n = 0;
+	if (ledger_page(ld, c, dn, 0, 0, v, n, &total, e) != 0)
+		return -1;
+	lentry_free_all(*v, *n);
+	*v = NULL;
+	*n = 0;
+	return total == 0 ? 0 : ledger_page(ld, c, dn, 0, total, v, n, &total, e);
+}
+
+/*
+ * One account's quota across its wallets: every split on an allowance (a
+ * charge or hold whose entry names a paid part) has that part, ID@PERIOD,
+ * in the paid wallet, of the same size (or void); every part there has its
+ * split; and no request id is both an allowance's operation and a top-up,
+ * reversal or credit of the paid wallet (an id names one operation).
+ */
+static void
+cross(struct walk *w, LDAP *ld, const char *uid, const char *quota)
+{
+	static char *attrs[] = { "1.1", NULL };
+	struct check *k = w->k;
+	char cn[DN_VAL_MAX], filter[DN_VAL_MAX + 64], *holder, *pdn = NULL, u[DN_VAL_MAX], name[DN_VAL_MAX];
+	struct lentry *pe = NULL, *ae = NULL;
+	size_t np = 0, na, i, j;
+	struct strmap parts, used;
+	LDAPMessage *res = NULL, *m;
+	int rc;
+
+	strmap_init(&parts);
+	strmap_init(&used);
+	snprintf(k->key, sizeof(k->key), "%s/%s", uid, quota);
+	snprintf(cn, sizeof(cn), "%s@%s", quota, USAGE_PAID_PERIOD);
+	if ((holder = dn_child("uid", uid, w->root)) == NULL ||
+	    (pdn = dn_child("cn", cn, holder)) == NULL) {
+		fault(k, "out of memory");
+		goto done;
+	}
+	if (whole_ledger(ld, w->c, pdn, &pe, &np, w->e) != 0)
+		goto failed;
+	for (i = 0; i < np; i++)
+		if (strcmp(pe[i].kind, "commit") != 0 && strcmp(pe[i].kind, "release") != 0 &&
+		    strcmp(pe[i].kind, "expire") != 0)
+			strmap_put(&parts, pe[i].id, &pe[i], NULL);
+	snprintf(filter, sizeof(filter), "(&(objectClass=privUsage)(cn=%s@*))", quota);
+	if ((rc = ldapc_search(ld, w->c, holder, LDAP_SCOPE_ONELEVEL, filter, attrs, 0, &res,
+	    w->e)) < 0)
+		goto failed;
+	for (m = res ? ldap_first_entry(ld, res) : NULL; m; m = ldap_next_entry(ld, m)) {
+		char *dn = ldap_get_dn(ld, m), *period;
+
+		if (dn == NULL || dn_usage(dn, w->root, u, name) != 0 ||
+		    (period = strrchr(name, '@')) == NULL ||
+		    strcmp(period + 1, USAGE_PAID_PERIOD) == 0 ||
+		    whole_ledger(ld, w->c, dn, &ae, &na, w->e) != 0) {
+			ldap_memfree(dn);
+			if (w->e->code != ERR_NONE)
+				goto failed;
+			continue;
+		}
+		ldap_memfree(dn);
+		period++;
+		for (j = 0; j < na; j++) {
+			const struct lentry *x = &ae[j], *p = strmap_get(&parts, x->id);
+			char pid[REQID_MAX + PERIOD_KEY_MAX + 8];
+
+			if (p != NULL && (strcmp(p->kind, "topup") == 0 ||
+			    strcmp(p->kind, "reversal") == 0 || strcmp(p->kind, "credit") == 0))
+				fault(k, "request id %s is a %s of the paid wallet and a %s in %s: one "
+				    "id, two operations", x->id, p->kind, x->kind, period);
+			if (x->paid < 0 || (strcmp(x->kind, "charge") != 0 &&
+			    strcmp(x->kind, "hold") != 0))
+				continue;
+			snprintf(pid, sizeof(pid), "%s@%s", x->id, period);
+			if ((p = strmap_get(&parts, pid)) != NULL)
+				strmap_put(&used, p->id, (void *)p, NULL);
+			if (p == NULL)
+				fault(k, "split %s in %s: the allowance says the paid wallet gave %lld, "
+				    "the paid wallet has no part %s", x->id, period, x->paid, pid);
+			else if (!p->voided && p->amount != x->paid)
+				fault(k, "split %s in %s: the allowance says the paid wallet gave %lld, "
+				    "its part %s says %lld", x->id, period, x->paid, pid, p->amount);
+		}
+		lentry_free_all(ae, na);
+		ae = NULL;
+	}
+	/* a part whose split no allowance holds */
+	for (i = 0; i < np; i++)
+		if ((strcmp(pe[i].kind, "charge") == 0 || strcmp(pe[i].kind, "hold") == 0) &&
+		    strchr(pe[i].id, '@') != NULL && strmap_get(&used, pe[i].id) == NULL)
+			fault(k, "the paid wallet's part %s has no split on any allowance", pe[i].id);
+	goto done;
+failed:
+	fault(k, "cannot read its wallets: %s", w->e->msg);
+	memset(w->e, 0, sizeof(*w->e));
+done:
+	ldap_msgfree(res);
+	strmap_free(&parts);
+	strmap_free(&used);
+	lentry_free_all(pe, np);
+	free(pdn);
+	free(holder);
+}
+
 int
 ledger_check(LDAP *ld, LDAP *seg_ld, LDAP *repair_ld, const struct cfg *c, FILE *out,
     struct strmap *digests, struct err *e)
@@ -582,15 +727,29 @@ ledger_check(LDAP *ld, LDAP *seg_ld, LDAP *repair_ld, const struct cfg *c, FILE 
 	char *root = dn_join("ou=usage", c->base_dn);
 	int rc;
 
+	size_t i;
+
 	memset(&k, 0, sizeof(k));
 	memset(&se, 0, sizeof(se));
 	k.out = out;
 	k.digests = digests;
-	if (root == NULL)
+	k.paid = strv_new(0);
+	if (root == NULL || k.paid == NULL) {
+		free(root);
+		strv_free(k.paid);
 		return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
+	}
 	w = (struct walk){ c, root, &k, seg_ld, &se, repair_ld };
 	rc = ldapc_paged(ld, c, root, LDAP_SCOPE_SUBTREE, "(objectClass=privUsage)", attrs,
 	    100, check_one, &w, e);
+	/* each paid wallet against its account's allowances, after the walk */
+	for (i = 0; rc >= 0 && k.paid[i]; i++) {
+		char *sp = strchr(k.paid[i], ' ');
+
+		*sp = '\0';
+		cross(&w, seg_ld, k.paid[i], sp + 1);
+	}
+	strv_free(k.paid);
 	free(root);
 	if (rc < 0)
 		return -1;

@@ -71,6 +71,7 @@ every_cut_is_json(void **state)
 			size_t i, n = 0;
 
 			name[n++] = 'a';
+			name[n] = '\0';
 			for (i = 0; i < len && n + 5 < sizeof(name); i++)
 				n += (size_t)snprintf(name + n, sizeof(name) - n, "%s", kinds[k]);
 			for (prec = 30; prec < 40; prec++) {

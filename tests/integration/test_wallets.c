@@ -407,6 +407,38 @@ paid_wallet_emptied_between_the_parts(void **state)
 }
 
 /*
+ * Edits the ledger entry of uid's paid wallet whose id is id, from to to,
+ * and runs --check-ledger, which must fail saying say; then puts it back.
+ */
+static void
+swap_paid_entry(const char *uid, const char *id, const char *from, const char *to,
+    const char *say)
+{
+	char path[300];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/swap.sh", it_dir);
+	assert_non_null(f = fopen(path, "w"));
+	fprintf(f, "set -eu\n"
+	    "L=\"-x -H ldap://127.0.0.1:%d/ -D cn=admin,dc=example,dc=edu -w secret\"\n"
+	    "dn=\"cn=print.pages@paid,uid=%s,ou=usage,%s\"\n"
+	    "v=$(ldapsearch $L -LLL -o ldif-wrap=no -b \"$dn\" -s base privEntry | "
+	    "sed -n 's/^privEntry: //p' | grep -F '\"id\":\"%s\"')\n"
+	    "w=$(printf '%%s' \"$v\" | sed 's/%s/%s/')\n"
+	    "swap() { printf 'dn: %%s\\nchangetype: modify\\ndelete: privEntry\\nprivEntry: %%s\\n-\\n"
+	    "add: privEntry\\nprivEntry: %%s\\n' \"$dn\" \"$1\" \"$2\" | ldapmodify $L >/dev/null; }\n"
+	    "[ -n \"$v\" ] && [ \"$v\" != \"$w\" ]\n"
+	    "swap \"$v\" \"$w\"\n"
+	    "rc=0; \"$1\" -c config/dev.yaml -L ldap://127.0.0.1:%d/ --check-ledger > \"$2\" 2>&1 || rc=$?\n"
+	    "swap \"$w\" \"$v\"\n"
+	    "[ $rc != 0 ] && grep -qF \"$3\" \"$2\" || { cat \"$2\" >&2; exit 1; }\n",
+	    it_ldap_port, uid, BASE, id, from, to, it_ldap_port);
+	fclose(f);
+	it_sh("sh %s %s %s/check.out '%s'", path, getenv("PRIVD_BIN") ? getenv("PRIVD_BIN") :
+	    "server/privd", it_dir, say);
+}
+
+/*
  * A request id names one operation on one quota in one period: a split
  * under a top-up's id is refused whole with nothing taken or held, and a
  * job id that recurs in a later term (CUPS job numbers restart) is a new
@@ -456,6 +488,16 @@ request_ids_mean_one_thing(void **state)
 	assert_true(json_is_true(json_object_get(j, "replayed")));
 	json_decref(j);
 	holds("w7", 10, 10, 20);
+	/* --check-ledger reads both wallets: every split has its part, and a
+	 * part that disagrees with its split, or one id as two operations, is
+	 * named (edited behind privd's back, then put back) */
+	it_check_ledger();
+	swap_paid_entry("w7", "cups:h:q:7@2027T1", "\"amount\":5", "\"amount\":4",
+	    "split cups:h:q:7 in 2027T1: the allowance says the paid wallet gave 5, its part "
+	    "cups:h:q:7@2027T1 says 4");
+	swap_paid_entry("w7", "same-1", "\"id\":\"same-1\"", "\"id\":\"cups:h:q:7\"",
+	    "request id cups:h:q:7 is a topup of the paid wallet and a charge in 2026T3");
+	it_check_ledger();
 	it_sh("tests/integration/env.sh privd-restart %s/env", it_dir);
 }
 
