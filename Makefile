@@ -150,6 +150,7 @@ integration: $(PRIVD) $(PRIVCTL) $(PRIVCUPS) $(PAMMOD) $(INTEG_BIN) $(B)/bench/p
 # deps first, in its own make, so a fresh machine has the headers before compiling
 check:
 	@deploy/deps.sh
+	@tests/docmap.sh
 	@$(MAKE) --no-print-directory -j2 all tests
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory integration

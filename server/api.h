@@ -24,6 +24,16 @@ enum MHD_Result api_hold_release(struct req *r);
 enum MHD_Result api_credit(struct req *r);
 enum MHD_Result api_topup(struct req *r);
 enum MHD_Result api_topup_reverse(struct req *r);
+enum MHD_Result api_ledger(struct req *r);
+enum MHD_Result api_quote(struct req *r);
+/* An account's paid wallet of quota into o ("paid", "total_remaining", the
+ * latter from o's "remaining"), as this privd last saw it (wallet.h). */
+void api_paid(json_t *o, const struct cfg *c, const char *uid, const char *quota);
+/* Into o: limit, credit, used, held, remaining and period of holder's
+ * quota in the period of now, as privd last saw it; with period null and
+ * period_error when now is in no period. */
+void api_usage(json_t *o, const struct cfg *c, const char *holder, const char *quota,
+    enum period_kind kind, long long limit, time_t now);
 
 /* api_prefs.c */
 enum MHD_Result api_prefs(struct req *r);
@@ -33,18 +43,10 @@ enum MHD_Result api_prefs_set(struct req *r);
 enum MHD_Result api_voucher_create(struct req *r);
 enum MHD_Result api_voucher_list(struct req *r);
 enum MHD_Result api_voucher_redeem(struct req *r);
-enum MHD_Result api_ledger(struct req *r);
-enum MHD_Result api_quote(struct req *r);
+
+/* api_printers.c */
 enum MHD_Result api_printers(struct req *r);
 enum MHD_Result api_printer(struct req *r);
-/* Into o: limit, credit, used, held, remaining and period of holder's
- * quota in the period of now, as privd last saw it; with period null and
- * period_error when now is in no period. */
-/* An account's paid wallet of quota into o ("paid", "total_remaining", the
- * latter from o's "remaining"), as this privd last saw it (wallet.h). */
-void api_paid(json_t *o, const struct cfg *c, const char *uid, const char *quota);
-void api_usage(json_t *o, const struct cfg *c, const char *holder, const char *quota,
-    enum period_kind kind, long long limit, time_t now);
 
 /* api_session.c */
 enum MHD_Result api_session_open(struct req *r);
@@ -52,21 +54,27 @@ enum MHD_Result api_session_renew(struct req *r);
 enum MHD_Result api_session_close(struct req *r);
 enum MHD_Result api_sessions(struct req *r);
 
-/* api_admin.c */
+/* api_import.c */
 enum MHD_Result api_import(struct req *r);
+enum MHD_Result api_imports(struct req *r);
+enum MHD_Result api_import_abort(struct req *r);
+
+/* api_tree.c */
 enum MHD_Result api_node_add(struct req *r);
 enum MHD_Result api_node_delete(struct req *r);
 enum MHD_Result api_node_move(struct req *r);
+
+/* api_cells.c */
 enum MHD_Result api_grant_set(struct req *r);
 enum MHD_Result api_grant_revoke(struct req *r);
 enum MHD_Result api_pool_set(struct req *r);
 enum MHD_Result api_pool_unset(struct req *r);
+
+/* api_members.c */
 enum MHD_Result api_member_add(struct req *r);
 enum MHD_Result api_member_remove(struct req *r);
 enum MHD_Result api_members_expiring(struct req *r);
 enum MHD_Result api_members_purge(struct req *r);
-enum MHD_Result api_imports(struct req *r);
-enum MHD_Result api_import_abort(struct req *r);
 
 /* api_pool.c */
 enum MHD_Result api_pools(struct req *r);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cfglive.h"
+#include "cfgread.h"
 
 static _Atomic(const struct cfg *) live;
 static struct cfg *started;
@@ -34,7 +35,11 @@ cfglive_start(struct cfg *c)
 	atomic_store(&live, c);
 }
 
-/* The settings that wait for a restart, as the configuration names them. */
+/*
+ * The settings outside the table of scalar settings (config.c, each row
+ * of which says whether it reloads) that wait for a restart, as the
+ * configuration names them.
+ */
 enum kind { STR, INT, LLONG };
 
 #define AT(f)	offsetof(struct cfg, f)
@@ -46,34 +51,11 @@ static const struct {
 } fixed[] = {
 	{ "http.listen (host)", AT(listen_host), STR },
 	{ "http.listen (port)", AT(listen_port), INT },
-	{ "http.threads", AT(threads), INT },
-	{ "http.writers", AT(writers), INT },
-	{ "http.shutdown_grace", AT(shutdown_grace_s), INT },
-	{ "http.tls_cert", AT(tls_cert), STR },
-	{ "http.tls_key", AT(tls_key), STR },
 	{ "ldap.uri", AT(ldap_uri), STR },
 	{ "ldap.write_uri", AT(write_uri), STR },
-	{ "ldap.bind_dn", AT(bind_dn), STR },
 	{ "ldap.bind_password", AT(bind_password), STR },
-	{ "ldap.base", AT(base_dn), STR },
-	{ "ldap.people", AT(people_dn), STR },
 	{ "ldap.uid_attribute", AT(uid_attr), STR },
-	{ "ldap.create_people", AT(create_people), INT },
-	{ "ldap.away_allowance", AT(away_allowance), LLONG },
-	{ "ldap.timeout", AT(ldap_timeout_s), INT },
-	{ "ldap.bulk_timeout", AT(ldap_bulk_timeout_s), INT },
-	{ "ldap.reconnect_max_ms", AT(reconnect_max_ms), INT },
-	{ "ldap.startup_timeout", AT(startup_timeout_s), INT },
-	{ "ldap.starttls", AT(ldap_starttls), INT },
-	{ "ldap.ca_file", AT(ldap_ca_file), STR },
-	{ "ldap.tls_verify", AT(ldap_tls_verify), INT },
-	{ "model.reasons_leaf_only", AT(reason_leaf_only), INT },
 	{ "model.default_cell", AT(default_cell), STR },
-	{ "ledger.titles", AT(ledger_titles), INT },
-	{ "ledger.self_read", AT(ledger_self_read), INT },
-	{ "ledger.retention", AT(ledger_retention), INT },
-	{ "imports.stale_after", AT(import_stale_after_s), INT },
-	{ "sessions.ttl", AT(session_ttl_s), INT },
 	{ "publish.groups", AT(publish.groups_dn), STR },
 	{ "publish.attribute", AT(publish.attribute), STR },
 	{ "publish.object_class", AT(publish.object_class), STR },
@@ -82,22 +64,69 @@ static const struct {
 };
 
 static int
+strings_differ(const char *pa, const char *pb)
+{
+	const char *sa, *sb;
+
+	memcpy(&sa, pa, sizeof(sa));
+	memcpy(&sb, pb, sizeof(sb));
+	return (sa == NULL) != (sb == NULL) || (sa != NULL && strcmp(sa, sb) != 0);
+}
+
+static int
 differs(const struct cfg *a, const struct cfg *b, size_t i)
 {
 	const char *pa = (const char *)a + fixed[i].off, *pb = (const char *)b + fixed[i].off;
-	const char *sa, *sb;
 
 	switch (fixed[i].kind) {
 	case STR:
-		memcpy(&sa, pa, sizeof(sa));
-		memcpy(&sb, pb, sizeof(sb));
-		return (sa == NULL) != (sb == NULL) || (sa != NULL && strcmp(sa, sb) != 0);
+		return strings_differ(pa, pb);
 	case INT:
 		return memcmp(pa, pb, sizeof(int)) != 0;
 	case LLONG:
 		return memcmp(pa, pb, sizeof(long long)) != 0;
 	}
 	return 0;
+}
+
+/* The size of a scalar setting of type t, as struct cfg holds it. */
+static size_t
+scalar_size(enum cfgr_type t)
+{
+	switch (t) {
+	case CFGR_LLONG:
+		return sizeof(long long);
+	case CFGR_SIZE:
+		return sizeof(size_t);
+	case CFGR_DN:
+	case CFGR_FILE:
+		return 0;	/* a string */
+	default:
+		return sizeof(int);
+	}
+}
+
+/*
+ * The table of scalar settings (cfg_settings) decides: a row that reloads
+ * has n's value copied into m (numbers only: a string would need its
+ * owner moved); a row that waits for a restart is named when n's differs.
+ */
+static void
+scalars(struct cfg *m, const struct cfg *n, void (*said)(const char *what))
+{
+	const struct cfgr_setting *t;
+	size_t i, count, sz;
+
+	t = cfg_settings(&count);
+	for (i = 0; i < count; i++) {
+		const char *pn = (const char *)n + t[i].off, *ps = (const char *)started + t[i].off;
+
+		sz = scalar_size(t[i].type);
+		if (t[i].when == CFGR_RELOADS && sz > 0)
+			memcpy((char *)m + t[i].off, pn, sz);
+		else if (sz > 0 ? memcmp(pn, ps, sz) != 0 : strings_differ(ps, pn))
+			said(t[i].name);
+	}
 }
 
 /* A privilege as it decides answers: all but its notices, which reload. */
@@ -149,6 +178,7 @@ cfglive_reload(struct cfg *n, void (*said)(const char *what), struct err *e)
 	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		if (differs(started, n, i))
 			said(fixed[i].name);
+	scalars(m, n, said);
 	/* a privilege's notices reload; anything else about it waits */
 	for (i = 0; i < started->nprivs; i++) {
 		struct cfg_priv *pv = &m->privs[i];
@@ -183,8 +213,6 @@ cfglive_reload(struct cfg *n, void (*said)(const char *what), struct err *e)
 	n->nterms = 0;
 	m->ui_dir = n->ui_dir;
 	m->ui_token_key = n->ui_token_key;
-	m->ui_token_ttl_s = n->ui_token_ttl_s;
-	m->ui_token_recheck_s = n->ui_token_recheck_s;
 	m->ui_admins = n->ui_admins;
 	m->nui_admins = n->nui_admins;
 	n->ui_dir = n->ui_token_key = NULL;
@@ -194,18 +222,11 @@ cfglive_reload(struct cfg *n, void (*said)(const char *what), struct err *e)
 		m->notify = n->notify;
 		cfg_notify_defaults(&n->notify);
 	}
-	m->max_body = n->max_body;
 	/* libmicrohttpd's own limit and the open files were sized at start */
-	if (n->conn_limit > started->conn_limit)
+	if (n->conn_limit > started->conn_limit) {
 		said("http.connection_limit (raised above the one started with)");
-	else
-		m->conn_limit = n->conn_limit;
-	m->conns_per_addr = n->conns_per_addr;
-	m->conn_timeout_s = n->conn_timeout_s;
-	m->request_timeout_s = n->request_timeout_s;
-	m->metrics_public = n->metrics_public;
-	m->log_debug = n->log_debug;
-	m->log_json = n->log_json;
+		m->conn_limit = started->conn_limit;
+	}
 	cfg_free(n);
 
 	made[nmade].c = m;

@@ -55,6 +55,13 @@ enum cfgr_type {
 	CFGR_INT, CFGR_LLONG, CFGR_SIZE, CFGR_BOOL, CFGR_DN, CFGR_FILE, CFGR_PICK,
 };
 
+/* Whether a running privd takes a setting's new value on a reload (SIGHUP). */
+enum cfgr_when {
+	CFGR_UNMARKED = 0,	/* a row that forgot to say: a unit test fails */
+	CFGR_RELOADS,		/* the new value is used at once (numbers only) */
+	CFGR_RESTART,		/* kept until a restart; a reload names it when it changed */
+};
+
 /* A scalar setting: one row of a table (config.c keeps privd's). */
 struct cfgr_setting {
 	const char *name;	/* "section.key" */
@@ -63,6 +70,7 @@ struct cfgr_setting {
 	long lo, hi;		/* numbers */
 	const char *const *names;	/* CFGR_PICK: the words, in the order of their values */
 	int nnames;
+	enum cfgr_when when;
 };
 
 /*

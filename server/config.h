@@ -139,6 +139,9 @@ void cfg_free_reloadable(struct cfg *c);
 int cfg_loopback(const char *host);
 
 /* Index of the privilege called name, or -1. */
+/* The table of scalar settings (cfgread.h), n rows: each says whether it reloads. */
+struct cfgr_setting;
+const struct cfgr_setting *cfg_settings(size_t *n);
 int cfg_priv_find(const struct cfg *c, const char *name);
 /* The CFG_PUB_* bits some privilege publishes with (0: none publishes). */
 int cfg_publishes(const struct cfg *c);

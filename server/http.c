@@ -17,9 +17,12 @@
 #include "authz.h"
 #include "chgwrite.h"
 #include "conns.h"
+#include "framing.h"
 #include "cfglive.h"
 #include "http.h"
 #include "log.h"
+#include "reqpath.h"
+#include "rfile.h"
 #include "metrics.h"
 #include "snapshot.h"
 #include "strmap.h"
@@ -279,76 +282,6 @@ http_query(struct req *r, const char *name)
 	return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
-/* Whether r's segments match pattern ('*' is one non-empty segment). */
-static int
-match(const char *pattern, struct req *r)
-{
-	const char *p = pattern + 1;
-	int i;
-
-	for (i = 0; i < r->nparts; i++) {
-		const char *end = strchr(p, '/');
-		size_t n = end ? (size_t)(end - p) : strlen(p);
-
-		if (*p == '\0' && n == 0)
-			return 0;	/* the pattern ended first */
-		if (n == 1 && *p == '*') {
-			if (r->part[i][0] == '\0')
-				return 0;
-		} else if (strlen(r->part[i]) != n || memcmp(r->part[i], p, n) != 0)
-			return 0;
-		if (end == NULL)
-			return i == r->nparts - 1;
-		p = end + 1;
-	}
-	return 0;
-}
-
-/*
- * A pool's cell has slashes of its own (/v1/pools/student@eng/cse/quotas/
- * print.pages/charges, or %2F, which arrives unescaped): the segments
- * between "pools" and the longest known ending are put back together as
- * one, so the route table sees /v1/pools/CELL[/...].
- */
-static void
-join_cell(struct req *r)
-{
-	static const char *const ends[][5] = {
-		{ "quotas", "*", "holds", "*", "commit" },
-		{ "quotas", "*", "holds", "*", NULL },
-		{ "quotas", "*", "charges", NULL }, { "quotas", "*", "refunds", NULL },
-		{ "quotas", "*", "holds", NULL }, { "quotas", "*", "credits", NULL },
-		{ "quotas", "*", "ledger", NULL },
-		{ "quotas", "*", NULL }, { "members", NULL },
-	};
-	size_t e;
-	int k = 0, i, j;
-
-	if (r->nparts < 4 || strcmp(r->part[0], "v1") != 0 || strcmp(r->part[1], "pools") != 0)
-		return;
-	for (e = 0; e < sizeof(ends) / sizeof(ends[0]) && k == 0; e++) {
-		int n = 0, ok = 1;
-
-		while (n < 5 && ends[e][n])
-			n++;
-		if (r->nparts - 2 - n < 1)
-			continue;
-		for (j = 0; j < n && ok; j++) {
-			const char *seg = r->part[r->nparts - n + j];
-
-			ok = strcmp(ends[e][j], "*") == 0 ? seg[0] != '\0' : strcmp(ends[e][j], seg) == 0;
-		}
-		if (ok)
-			k = n;
-	}
-	/* parts 2 .. nparts-k-1 are the cell: one buffer, NULs where '/' was */
-	for (i = 3; i < r->nparts - k; i++)
-		r->part[i][-1] = '/';
-	for (j = 0; j < k; j++)
-		r->part[3 + j] = r->part[r->nparts - k + j];
-	r->nparts = 3 + k;
-}
-
 /* jobs resume their connections only while the daemon runs; njobs counts
  * the deferred requests not yet answered, which a stop waits for */
 static pthread_mutex_t jobs_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -591,11 +524,11 @@ dispatch(struct req *r, const char *url, struct conn_ctx *cx)
 		*slash = '\0';
 		p = slash + 1;
 	}
-	join_cell(r);
+	reqpath_join_cell(r);
 	if (r->nparts == 2 && strcmp(r->part[0], "ui") == 0 && r->part[1][0] == '\0')
 		r->nparts = 1;	/* /ui/: the page itself */
 	for (i = 0; i < nroutes; i++) {
-		if (!match(routes[i].path, r))
+		if (!reqpath_match(routes[i].path, r))
 			continue;
 		path_match = i;
 		if (strcmp(routes[i].method, r->method) == 0)
@@ -617,88 +550,6 @@ dispatch(struct req *r, const char *url, struct conn_ctx *cx)
 			return ret;
 	}
 	return run_route(r, path, cx, i);
-}
-
-struct framing {
-	int content_length, transfer_encoding;
-	const char *bad;	/* a header line that is not strictly "name: value" */
-};
-
-/* Whether c may stand in a header's name (RFC 9110's tchar). */
-static int
-tchar(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	    (c != '\0' && strchr("!#$%&'*+-.^_`|~", c) != NULL);
-}
-
-static enum MHD_Result
-check_header(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
-    const char *value, size_t value_size)
-{
-	struct framing *f = cls;
-	size_t i;
-
-	(void)kind;
-	if (key_size == 0)
-		f->bad = "a header line with no name (a line folded onto the one before?)";
-	for (i = 0; i < key_size && f->bad == NULL; i++)
-		if (!tchar((unsigned char)key[i]))
-			f->bad = key[i] == ' ' || key[i] == '\t' ?
-			    "whitespace in a header's name (before its colon?)" :
-			    "a header name with a character a name cannot hold";
-	for (i = 0; value != NULL && i < value_size && f->bad == NULL; i++) {
-		unsigned char c = (unsigned char)value[i];
-
-		/* a NUL, a bare CR or LF (a folded line), any other control */
-		if ((c < 0x20 && c != '\t') || c == 0x7f)
-			f->bad = "a control character (NUL, CR, LF) in a header's value";
-	}
-	/* libmicrohttpd joins a folded line onto the name before it: a framing
-	 * header folded ("Transfer-Encoding:\r\n chunked") arrives inside one */
-	if (f->bad == NULL && (strcasestr(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL ||
-	    strcasestr(key, MHD_HTTP_HEADER_CONTENT_LENGTH) != NULL) &&
-	    strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) != 0 &&
-	    strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) != 0)
-		f->bad = "a framing header folded onto another line";
-	if (f->bad == NULL && strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0 &&
-	    (value == NULL || value_size == 0 || strspn(value, "0123456789") != value_size))
-		f->bad = "a Content-Length that is not a number";
-	if (f->bad != NULL)
-		return MHD_NO;
-	if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0)
-		f->content_length++;
-	else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0)
-		f->transfer_encoding++;
-	return MHD_YES;
-}
-
-/*
- * A request whose headers a proxy in front and libmicrohttpd could read
- * two ways is refused before its body is read, on a connection that then
- * closes: a request smuggled inside its body would otherwise be answered.
- * That is every header line that is not strictly "name: value" (whitespace
- * before the colon, a folded line, a NUL or other control byte), two
- * Content-Lengths, and any Transfer-Encoding: libmicrohttpd reads chunk
- * lines ended by a bare LF, and no proxy need agree, so privd reads bodies
- * framed by Content-Length only (as its clients, and curl, send them).
- * NULL when the framing is plain.
- */
-static const char *
-ambiguous_framing(struct MHD_Connection *conn)
-{
-	struct framing f = { 0, 0, NULL };
-
-	MHD_get_connection_values_n(conn, MHD_HEADER_KIND, check_header, &f);
-	if (f.bad != NULL)
-		return f.bad;
-	if (f.content_length && f.transfer_encoding)
-		return "both Content-Length and Transfer-Encoding";
-	if (f.content_length > 1)
-		return "more than one Content-Length";
-	if (f.transfer_encoding)
-		return "a Transfer-Encoding (privd reads bodies framed by Content-Length only)";
-	return NULL;
 }
 
 static enum MHD_Result
@@ -726,7 +577,7 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
 		clock_gettime(CLOCK_MONOTONIC, &cx->start);
 		cx->route = ROUTE_NONE;
 		*con_cls = cx;
-		if ((why = ambiguous_framing(conn)) != NULL) {
+		if ((why = framing_ambiguous(conn)) != NULL) {
 			/* answered before the body is read: MHD then closes */
 			conns_busy(conn);
 			ret = http_error(&r, 400, "bad_framing", NULL,
@@ -887,24 +738,19 @@ on_mhd_log(void *cls, const char *fmt, va_list ap)
 	log_debug("http: %s", msg);
 }
 
-/* A PEM file into memory, for libmicrohttpd's GnuTLS. */
+/* A PEM file into memory (NUL-terminated), for libmicrohttpd's GnuTLS. */
 static char *
 read_pem(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	char *buf;
-	size_t n;
+	char *buf, why[200];
+	size_t len;
 
-	if (f == NULL)
+	if (rfile_read(path, 65536, &buf, &len, why, sizeof(why)) != 0)
 		return NULL;
-	if ((buf = calloc(1, 65537)) != NULL) {
-		n = fread(buf, 1, 65536, f);
-		if (n == 0 || n == 65536) {
-			free(buf);
-			buf = NULL;
-		}
+	if (len == 0) {
+		free(buf);
+		return NULL;
 	}
-	fclose(f);
 	return buf;
 }
 

@@ -41,12 +41,17 @@ add(LDAP *ld, const char *dn, const char *cn)
 	return ldap_add_ext_s(ld, dn, mods, NULL, NULL);
 }
 
-int
-probe_add(LDAP *ld, const struct cfg *c, char nonce[PROBE_NONCE], int *sid, struct err *e)
+/*
+ * A new probe over ld, its entryCSN into csn (n bytes), and this clock
+ * just before and after the add that made it (skew.h): 0, or -1 and e.
+ */
+static int
+make(LDAP *ld, const struct cfg *c, char nonce[PROBE_NONCE], char *csn, size_t n,
+    double *sent, double *answered, struct err *e)
 {
 	static char *attrs[] = { "entryCSN", NULL };
 	unsigned char rnd[16];
-	char *parent = NULL, *dn = NULL, csn[64];
+	char *parent = NULL, *dn = NULL;
 	LDAPMessage *res = NULL, *m;
 	int rc, ret = -1;
 
@@ -59,11 +64,15 @@ probe_add(LDAP *ld, const struct cfg *c, char nonce[PROBE_NONCE], int *sid, stru
 		err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
 		goto done;
 	}
+	*sent = skew_clock();
 	if ((rc = add(ld, dn, nonce)) == LDAP_NO_SUCH_OBJECT) {
 		rc = add(ld, parent, "providers");
-		if (rc == LDAP_SUCCESS || rc == LDAP_ALREADY_EXISTS)
+		if (rc == LDAP_SUCCESS || rc == LDAP_ALREADY_EXISTS) {
+			*sent = skew_clock();
 			rc = add(ld, dn, nonce);
+		}
 	}
+	*answered = skew_clock();
 	if (rc != LDAP_SUCCESS) {
 		ldapc_fail(e, rc, dn);
 		goto done;
@@ -71,10 +80,9 @@ probe_add(LDAP *ld, const struct cfg *c, char nonce[PROBE_NONCE], int *sid, stru
 	/* nobody else writes this entry: its entryCSN is this add's */
 	if (ldapc_search(ld, c, dn, LDAP_SCOPE_BASE, "(objectClass=*)", attrs, 1, &res, e) != 0 ||
 	    (m = ldap_first_entry(ld, res)) == NULL ||
-	    ldapc_get_buf(ld, m, "entryCSN", csn, sizeof(csn)) != 0 ||
-	    (*sid = probe_csn_sid(csn)) < 0) {
+	    ldapc_get_buf(ld, m, "entryCSN", csn, n) != 0) {
 		if (e->code == ERR_NONE)
-			err_set(e, ERR_UNAVAILABLE, 0, NULL, "%s has no entryCSN with a server id", dn);
+			err_set(e, ERR_UNAVAILABLE, 0, NULL, "%s has no entryCSN", dn);
 		goto done;
 	}
 	ret = 0;
@@ -83,6 +91,21 @@ done:
 	free(dn);
 	free(parent);
 	return ret;
+}
+
+int
+probe_add(LDAP *ld, const struct cfg *c, char nonce[PROBE_NONCE], int *sid, struct err *e)
+{
+	char csn[64];
+	double sent, answered;
+
+	if (make(ld, c, nonce, csn, sizeof(csn), &sent, &answered, e) != 0)
+		return -1;
+	if ((*sid = probe_csn_sid(csn)) < 0)
+		return err_set(e, ERR_UNAVAILABLE, 0, NULL, "probe %s: entryCSN %s has no server id",
+		    nonce, csn);
+	skew_observe(csn, sent, answered);
+	return 0;
 }
 
 int
@@ -120,46 +143,16 @@ probe_drop(LDAP *ld, const struct cfg *c, const char *nonce)
 int
 probe_clock(LDAP *ld, const struct cfg *c, struct err *e)
 {
-	static char *attrs[] = { "entryCSN", NULL };
-	char nonce[PROBE_NONCE], *parent = NULL, *dn = NULL, csn[64];
-	unsigned char rnd[16];
-	LDAPMessage *res = NULL, *m;
+	char nonce[PROBE_NONCE], csn[64];
 	double sent, answered;
-	int rc, ret = -1;
 
-	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
-		err_set(e, ERR_INTERNAL, 0, NULL, "getrandom failed");
-		goto done;
+	nonce[0] = '\0';
+	if (make(ld, c, nonce, csn, sizeof(csn), &sent, &answered, e) != 0) {
+		if (nonce[0])
+			probe_drop(ld, c, nonce);
+		return -1;
 	}
-	hex_encode(rnd, sizeof(rnd), nonce);
-	if ((dn = probe_dn(c, nonce, &parent)) == NULL) {
-		err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
-		goto done;
-	}
-	sent = skew_clock();
-	if ((rc = add(ld, dn, nonce)) == LDAP_NO_SUCH_OBJECT) {
-		rc = add(ld, parent, "providers");
-		if (rc == LDAP_SUCCESS || rc == LDAP_ALREADY_EXISTS) {
-			sent = skew_clock();
-			rc = add(ld, dn, nonce);
-		}
-	}
-	answered = skew_clock();
-	if (rc != LDAP_SUCCESS) {
-		ldapc_fail(e, rc, dn);
-		goto done;
-	}
-	if (ldapc_search(ld, c, dn, LDAP_SCOPE_BASE, "(objectClass=*)", attrs, 1, &res, e) == 0 &&
-	    (m = ldap_first_entry(ld, res)) != NULL &&
-	    ldapc_get_buf(ld, m, "entryCSN", csn, sizeof(csn)) == 0) {
-		skew_observe(csn, sent, answered);
-		ret = 0;
-	} else if (e->code == ERR_NONE)
-		err_set(e, ERR_UNAVAILABLE, 0, NULL, "%s has no entryCSN", dn);
+	skew_observe(csn, sent, answered);
 	probe_drop(ld, c, nonce);
-done:
-	ldap_msgfree(res);
-	free(dn);
-	free(parent);
-	return ret;
+	return 0;
 }

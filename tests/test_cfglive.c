@@ -11,6 +11,7 @@
 
 #include "fixture.h"
 #include "cfglive.h"
+#include "cfgread.h"
 #include "config.h"
 
 #define LDAP(uri, timeout) \
@@ -140,6 +141,59 @@ restart_settings_are_named_and_kept(void **state)
 	cfg_free(c);
 }
 
+/* Every row of the table of scalar settings says whether it reloads; only
+ * numbers reload in place (a string's owner would have to move). */
+static void
+every_setting_says_whether_it_reloads(void **state)
+{
+	const struct cfgr_setting *t;
+	size_t i, n;
+
+	(void)state;
+	t = cfg_settings(&n);
+	assert_true(n > 30);
+	for (i = 0; i < n; i++) {
+		if (t[i].when != CFGR_RELOADS && t[i].when != CFGR_RESTART)
+			fail_msg("%s does not say whether it reloads", t[i].name);
+		if (t[i].when == CFGR_RELOADS && (t[i].type == CFGR_DN || t[i].type == CFGR_FILE))
+			fail_msg("%s is a string marked to reload in place", t[i].name);
+	}
+}
+
+/* The table decides a reload: a row that reloads is taken, one that waits is named. */
+static void
+the_table_decides_a_reload(void **state)
+{
+	struct cfg *c = parse(first), *n;
+	const struct cfg *now;
+	struct err e;
+
+	(void)state;
+	said[0] = '\0';
+	cfglive_start(c);
+	n = parse("http: { connection_limit: 100, max_body: 4096, request_timeout: 7, "
+	    "connection_timeout: 9 }\n"
+	    LDAP("ldap://127.0.0.1/", "5")
+	    "sessions: { ttl: 600 }\n"
+	    "ledger: { titles: drop }\n"
+	    "terms:\n"
+	    "  - { name: T1, start: 2026-01-01, end: 2026-06-30 }\n"
+	    "privileges:\n"
+	    "  print.pages: { type: quota, period: term, notify: [20%] }\n"
+	    "  print.colour: { type: flag }\n"
+	    "keys:\n" KEY_A);
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(cfglive_reload(n, note, &e), 0);
+	now = cfglive_get();
+	assert_string_equal(said, "ledger.titles;sessions.ttl;");
+	assert_int_equal(now->session_ttl_s, c->session_ttl_s);
+	assert_int_equal(now->ledger_titles, c->ledger_titles);
+	assert_int_equal(now->request_timeout_s, 7);
+	assert_int_equal(now->conn_timeout_s, 9);
+	cfglive_stop();
+	cfg_free(c);
+}
+
 /* development: changes nothing while running. */
 static void
 development_needs_a_restart(void **state)
@@ -163,4 +217,6 @@ FX_MAIN("cfglive",
 	cmocka_unit_test(reloadable_settings_change),
 	cmocka_unit_test(restart_settings_are_named_and_kept),
 	cmocka_unit_test(development_needs_a_restart),
+	cmocka_unit_test(every_setting_says_whether_it_reloads),
+	cmocka_unit_test(the_table_decides_a_reload),
 )
