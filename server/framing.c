@@ -11,6 +11,7 @@
 struct framing {
 	int content_length, transfer_encoding;
 	const char *bad;	/* a header line that is not strictly "name: value" */
+	size_t strict;		/* the bytes of the lines seen, each as "name: value\r\n" */
 };
 
 /* Whether c may stand in a header's name (RFC 9110's tchar). */
@@ -55,6 +56,7 @@ check_header(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_siz
 		f->bad = "a Content-Length that is not a number";
 	if (f->bad != NULL)
 		return MHD_NO;
+	f->strict += key_size + 2 + value_size + 2;
 	if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0)
 		f->content_length++;
 	else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0)
@@ -74,13 +76,23 @@ check_header(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_siz
  * NULL when the framing is plain.
  */
 const char *
-framing_ambiguous(struct MHD_Connection *conn)
+framing_ambiguous(struct MHD_Connection *conn, size_t line)
 {
-	struct framing f = { 0, 0, NULL };
+	const union MHD_ConnectionInfo *ci;
+	struct framing f = { 0, 0, NULL, 0 };
 
 	MHD_get_connection_values_n(conn, MHD_HEADER_KIND, check_header, &f);
 	if (f.bad != NULL)
 		return f.bad;
+	/*
+	 * What libmicrohttpd hides: it cuts a value at a NUL and joins a folded
+	 * line onto the name before it, and the bytes it read are then more
+	 * than the lines it shows, written strictly, can hold.
+	 */
+	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+	if (line > 0 && ci != NULL && ci->header_size > line + f.strict + 2)
+		return "header bytes privd cannot see (a NUL byte, a folded line, or more than "
+		    "one space around a value)";
 	if (f.content_length && f.transfer_encoding)
 		return "both Content-Length and Transfer-Encoding";
 	if (f.content_length > 1)

@@ -8,7 +8,8 @@
 #include <microhttpd.h>
 
 /* What makes conn's request readable two ways, for a 400 that closes the
- * connection; NULL when its framing is plain. */
-const char *framing_ambiguous(struct MHD_Connection *conn);
+ * connection; NULL when its framing is plain. line: the bytes of its request
+ * line as sent, CRLF included (0: unknown, not counted). */
+const char *framing_ambiguous(struct MHD_Connection *conn, size_t line);
 
 #endif

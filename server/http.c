@@ -54,6 +54,8 @@ struct conn_ctx {
 	char method[8];
 	char actor[65];
 	char addr[64];
+	size_t uri_len;		/* the request line's target as sent (on_uri) */
+	int begun;		/* on_request has seen its headers */
 };
 
 static struct MHD_Daemon *daemon_;
@@ -563,21 +565,22 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
 	int deferred;
 
 	(void)cls;
-	(void)version;
 	memset(&r, 0, sizeof(r));
 	r.conn = conn;
 	/* the configuration in force now: a reload changes the next request's */
 	r.cfg = cfglive_get();
 	r.method = method;
-	if (cx == NULL) {
+	if (cx == NULL || !cx->begun) {
 		const char *cl, *why;
 
-		if ((cx = calloc(1, sizeof(*cx))) == NULL)
+		if (cx == NULL && (cx = calloc(1, sizeof(*cx))) == NULL)
 			return MHD_NO;
 		clock_gettime(CLOCK_MONOTONIC, &cx->start);
 		cx->route = ROUTE_NONE;
+		cx->begun = 1;
 		*con_cls = cx;
-		if ((why = framing_ambiguous(conn)) != NULL) {
+		if ((why = framing_ambiguous(conn, cx->uri_len ? strlen(method) + 1 + cx->uri_len +
+		    1 + strlen(version) + 2 : 0)) != NULL) {
 			/* answered before the body is read: MHD then closes */
 			conns_busy(conn);
 			ret = http_error(&r, 400, "bad_framing", NULL,
@@ -705,6 +708,22 @@ on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	free(cx->body);
 	free(cx);
 	*con_cls = NULL;
+}
+
+/*
+ * The request line has been read: the connection's state (conns.c), and
+ * the context of the request begun, knowing its target's length as sent
+ * (the framing check counts the bytes of the headers).
+ */
+static void *
+on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+	struct conn_ctx *cx = calloc(1, sizeof(*cx));
+
+	conns_request_line(cls, uri, conn);
+	if (cx != NULL)
+		cx->uri_len = strlen(uri);
+	return cx;
 }
 
 /*
@@ -859,7 +878,7 @@ http_start(const struct cfg *c, const struct http_route *table, int n, struct er
 	daemon_ = MHD_start_daemon(flags, 0, conns_accept, NULL, on_request, NULL,
 	    MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
 	    MHD_OPTION_NOTIFY_CONNECTION, conns_notify, NULL,
-	    MHD_OPTION_URI_LOG_CALLBACK, conns_request_line, NULL,
+	    MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL,
 	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)c->threads,
 	    /* a last resort for a client that stops reading an answer: the
