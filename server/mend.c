@@ -58,6 +58,7 @@ mend_note(const char *uid, const char *dn)
 struct state {
 	long long used, held, credit, segments;
 	char **entries, **requests;
+	char **refunds, **holds;	/* "ID N" states: what is refunded, what is held */
 };
 
 static void
@@ -65,6 +66,8 @@ state_free(struct state *s)
 {
 	strv_free(s->entries);
 	strv_free(s->requests);
+	strv_free(s->refunds);
+	strv_free(s->holds);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -73,7 +76,7 @@ static int
 read_entry(LDAP *ld, const char *dn, struct state *s)
 {
 	static char *attrs[] = { "privUsed", "privHeld", "privCredit", "privSegments",
-	    "privEntry", "privRequest", NULL };
+	    "privEntry", "privRequest", "privRefund", "privHold", NULL };
 	LDAPMessage *res = NULL, *m;
 	struct err e;
 	int rc;
@@ -91,8 +94,10 @@ read_entry(LDAP *ld, const char *dn, struct state *s)
 	ldapc_get_ll(ld, m, "privSegments", &s->segments);
 	s->entries = ldapc_get_strv(ld, m, "privEntry");
 	s->requests = ldapc_get_strv(ld, m, "privRequest");
+	s->refunds = ldapc_get_strv(ld, m, "privRefund");
+	s->holds = ldapc_get_strv(ld, m, "privHold");
 	ldap_msgfree(res);
-	if (s->entries == NULL || s->requests == NULL) {
+	if (s->entries == NULL || s->requests == NULL || s->refunds == NULL || s->holds == NULL) {
 		state_free(s);
 		return -1;
 	}
@@ -191,8 +196,9 @@ mend_one(struct state *h_, LDAP *peer, const char *peer_uri, const char *dn)
 {
 	struct state h = *h_, p;
 	char **ents = NULL, **reqs = NULL, **extra = NULL, v[3][2][24], *vals[3][2][2];
-	LDAPMod m[8], *mods[9];
-	int n = 0, rc;
+	char **st[4] = { NULL, NULL, NULL, NULL };	/* refunds to add, drop; holds to add, drop */
+	LDAPMod m[12], *mods[13];
+	int n = 0, rc, i;
 
 	int later = 0;
 
@@ -204,14 +210,28 @@ mend_one(struct state *h_, LDAP *peer, const char *peer_uri, const char *dn)
 	if (h.segments != p.segments || (ents = lacking(h.entries, p.entries)) == NULL ||
 	    (reqs = lacking(h.requests, p.requests)) == NULL)
 		goto done;	/* moves differ: left to --check-ledger */
-	if (ents[0] == NULL && reqs[0] == NULL)
-		goto done;
 	if ((extra = lacking(p.entries, h.entries)) == NULL)
 		goto done;
 	if (extra[0] != NULL) {
 		later = 1;
 		goto done;
 	}
+	/*
+	 * The peer holds no entry home lacks: home is the whole truth of this
+	 * usage entry. What a refund, a commit or a release left (refund and
+	 * hold states, the counters) is copied with the entries, and copied
+	 * alone when the entries are all there but a counter or state is not
+	 * (a swap the peer applied while the write before it never came).
+	 */
+	if ((st[0] = lacking(h.refunds, p.refunds)) == NULL ||
+	    (st[1] = lacking(p.refunds, h.refunds)) == NULL ||
+	    (st[2] = lacking(h.holds, p.holds)) == NULL ||
+	    (st[3] = lacking(p.holds, h.holds)) == NULL)
+		goto done;
+	if (ents[0] == NULL && reqs[0] == NULL && st[0][0] == NULL && st[1][0] == NULL &&
+	    st[2][0] == NULL && st[3][0] == NULL && h.used == p.used && h.held == p.held &&
+	    h.credit == p.credit)
+		goto done;
 	if (ents[0] != NULL) {
 		m[0] = (LDAPMod){ LDAP_MOD_ADD, "privEntry", { ents } };
 		mods[n++] = &m[0];
@@ -220,6 +240,12 @@ mend_one(struct state *h_, LDAP *peer, const char *peer_uri, const char *dn)
 		m[1] = (LDAPMod){ LDAP_MOD_ADD, "privRequest", { reqs } };
 		mods[n++] = &m[1];
 	}
+	for (i = 0; i < 4; i++)
+		if (st[i][0] != NULL) {
+			m[8 + i] = (LDAPMod){ i % 2 ? LDAP_MOD_DELETE : LDAP_MOD_ADD,
+			    i < 2 ? "privRefund" : "privHold", { st[i] } };
+			mods[n++] = &m[8 + i];
+		}
 	/* counters as swaps, like every counter write (wop.h): they move
 	 * only from what was just read */
 	n = swap(mods, n, &m[2], &v[0], &vals[0], "privUsed", p.used, h.used);
@@ -228,13 +254,17 @@ mend_one(struct state *h_, LDAP *peer, const char *peer_uri, const char *dn)
 	mods[n] = NULL;
 	rc = ldap_modify_ext_s(peer, dn, mods, NULL, NULL);
 	if (rc == LDAP_SUCCESS)
-		log_warn("mend: %s at %s lacked %zu ledger entries its home provider holds "
-		    "(written there, never logged for replication): copied, privUsed %lld -> %lld",
-		    dn, peer_uri, strv_len(ents), p.used, h.used);
+		log_warn("mend: %s at %s lacked %zu ledger entries and %zu states its home "
+		    "provider holds (written there, never logged for replication): copied, "
+		    "privUsed %lld -> %lld", dn, peer_uri, strv_len(ents),
+		    strv_len(st[0]) + strv_len(st[1]) + strv_len(st[2]) + strv_len(st[3]), p.used,
+		    h.used);
 	else
 		log_warn("mend: %s at %s: %s; privd --check-ledger names what differs", dn,
 		    peer_uri, ldap_err2string(rc));
 done:
+	for (i = 0; i < 4; i++)
+		free(st[i]);
 	free(extra);
 	free(ents);
 	free(reqs);

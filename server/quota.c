@@ -350,6 +350,9 @@ replayed:
 		err_set(e, ERR_INTERNAL, 0, NULL, "%s: request id '%s' is recorded "
 		    "without its ledger entry", t.key, rid);
 done:
+	/* a retried credit or top-up its home holds: did its peers get it? */
+	if (ret == 0 && r->replayed && q->home && t.udn != NULL)
+		mend_note(q->uid, t.udn);
 	if (locked)
 		keylock_give(t.key);
 	wop_free(&o);

@@ -194,6 +194,9 @@ quota_settle(LDAP *ld, const struct quota_req *q, const char *id, int release,
 			goto done;
 	}
 done:
+	/* a retried commit or release its home holds: did its peers get it? */
+	if (ret == 0 && r->replayed && q->home && t.udn != NULL)
+		mend_note(q->uid, t.udn);
 	if (locked)
 		keylock_give(t.key);
 	wop_free(&o);

@@ -360,3 +360,37 @@ grep -q "mend: cn=print.pages@$period,$udn is absent at" "$dir/privd-a.log" ||
 "$PRIVD" -c config/dev.yaml -W "$BOTH" --check-ledger > "$dir/cmp.out" 2>&1 ||
 	fail "the providers do not agree after the mend: $(cat "$dir/cmp.out")"
 echo "multi.sh: usage entries its home provider holds and its peer never heard of: found on a replay, sent again whole"
+
+# --- 7. a refund its home provider committed and never logged: the peer
+# keeps the charge whole. Made here by taking the refund back out of the
+# peer's copy behind replication's back (its ledger entry, request id and
+# refund state, and the counter as it was); the print system's retry of the
+# refund is a replay at home, which sends mend to copy what the peer lacks
+add_account refunded test/open@lab "$UA"
+home=$(home_of refunded)
+if [ "$home" = "$P1" ]; then peer=$P2 pdir=$dir/mp/2; else peer=$P1 pdir=$dir/mp/1; fi
+curl -sf -H "$C" -d '{"request_id":"r-charge","amount":5}' \
+	"$UA/v1/accounts/refunded/quotas/print.pages/charges" > /dev/null || fail "refunded's charge failed"
+curl -sf -H "$C" -d '{"request_id":"r-refund","charge_id":"r-charge","amount":2}' \
+	"$UA/v1/accounts/refunded/quotas/print.pages/refunds" > /dev/null || fail "refunded's refund failed"
+wait_for "both providers to hold refunded's refund" 100 converged refunded 4
+rdn="cn=print.pages@$period,uid=refunded,ou=usage,ou=privileges,dc=example,dc=edu"
+entry=$(ldapsearch -x -LLL -o ldif-wrap=no -H "ldap://127.0.0.1:$peer/" -D cn=admin,dc=example,dc=edu \
+	-w secret -b "$rdn" -s base privEntry | sed -n 's/^privEntry: //p' | grep '"kind":"refund"')
+[ -n "$entry" ] || fail "the peer holds no refund entry to take out"
+deploy/slapd-dev.sh stop "$pdir"
+printf 'dn: %s\nchangetype: modify\ndelete: privEntry\nprivEntry: %s\n-\ndelete: privRequest\nprivRequest: r-refund\n-\ndelete: privRefund\nprivRefund: r-charge 2\n-\nreplace: privUsed\nprivUsed: 6\n' \
+	"$rdn" "$entry" > "$dir/unrefund.ldif"
+/usr/sbin/slapmodify -f "$pdir/slapd.conf" -b dc=example,dc=edu -l "$dir/unrefund.ldif" > "$dir/slapmodify.log" 2>&1 ||
+	fail "slapmodify (unrefund): $(cat "$dir/slapmodify.log")"
+deploy/slapd-dev.sh restart "$pdir" || fail "the peer provider did not restart"
+[ "$(used_at "$peer" refunded)" = 6 ] || fail "the peer does not hold the charge whole"
+code=$(curl -s -o "$dir/replay.json" -w '%{http_code}' -H "$C" \
+	-d '{"request_id":"r-refund","charge_id":"r-charge","amount":2}' \
+	"$UA/v1/accounts/refunded/quotas/print.pages/refunds")
+[ "$code" = 200 ] || fail "the replay of the refund answered $code: $(cat "$dir/replay.json")"
+wait_for "the peer to hold the refund again" 600 converged refunded 4
+"$PRIVD" -c config/dev.yaml -W "$BOTH" --check-ledger > "$dir/cmp.out" 2>&1 ||
+	fail "the providers do not agree after the mend of a refund: $(cat "$dir/cmp.out")"
+check_ledgers
+echo "multi.sh: a refund its home provider holds and its peer lacks: found on a replay, copied with its state"
