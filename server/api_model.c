@@ -424,9 +424,10 @@ api_cells(struct req *r)
 		    c->name, "reason", c->reason, "organisation", c->org, "grants",
 		    g ? g : json_array(), "pools", p ? p : json_array(), "members",
 		    (json_int_t)(size_t)(char *)strmap_get(&members, c->name)));
+		/* the cell's list is the map's until the map is freed: a reference */
 		if (want > 0)
-			json_object_set(json_array_get(cells, json_array_size(cells) - 1),
-			    "member_uids", l ? l : json_array());
+			json_object_set_new(json_array_get(cells, json_array_size(cells) - 1),
+			    "member_uids", l ? json_incref(l) : json_array());
 	}
 	for (i = 0; rs && i < s->nreasons; i++)
 		json_array_append_new(rs, json_string(s->reasons[i]));
