@@ -35,18 +35,19 @@ batch_ok(const char *b)
 static int
 date_ok(const char *d, const char **why)
 {
-	static const int mdays[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
-	int y, m, dd, leap;
+	int y, m, dd;
 	char tail, today[11];
-	time_t t = period_now();
+	time_t t = period_now(), day;
 	struct tm tm;
 
 	*why = "expires is a date, YYYY-MM-DD (the last day it can be redeemed)";
 	if (strlen(d) != 10 || sscanf(d, "%4d-%2d-%2d%c", &y, &m, &dd, &tail) != 3 ||
-	    d[4] != '-' || d[7] != '-' || y < 2000 || m < 1 || m > 12)
+	    d[4] != '-' || d[7] != '-' || y < 2000 || m < 1 || m > 12 || dd < 1 || dd > 31)
 		return 0;
-	leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-	if (dd < 1 || dd > mdays[m - 1] + (m == 2 && leap)) {
+	/* a real day comes back as itself from its day count */
+	day = (time_t)cfg_days_from_civil(y, m, dd) * 86400;
+	gmtime_r(&day, &tm);
+	if (tm.tm_mon + 1 != m || tm.tm_mday != dd) {
 		*why = "expires is not a day of the calendar (YYYY-MM-DD)";
 		return 0;
 	}

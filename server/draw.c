@@ -30,9 +30,8 @@ draw_op_name(enum draw_op op)
 	return names[op];
 }
 
-/* *dst = *src, its names pointing into dst's own buffers where src's did. */
-static void
-req_copy(struct quota_req *dst, const struct quota_req *src)
+void
+draw_req_copy(struct quota_req *dst, const struct quota_req *src)
 {
 	*dst = *src;
 	if (src->uid == src->uid_buf)
@@ -109,7 +108,7 @@ exceeded(int rc, const struct quota_res *res)
 static void
 as_pool(struct quota_req *pq, const struct quota_req *q, const struct draw_pool *c)
 {
-	req_copy(pq, q);
+	draw_req_copy(pq, q);
 	snprintf(pq->uid_buf, sizeof(pq->uid_buf), "%s", c->holder);
 	pq->uid = pq->uid_buf;
 	pq->limit = c->limit;
@@ -151,7 +150,7 @@ fallback(const struct draw_ops *ops, const struct quota_req *q, const struct dra
 			goto out;
 		}
 	}
-	req_copy(&out->on, q);
+	draw_req_copy(&out->on, q);
 	out->charged_to = "personal";
 	if ((rc = write_on(ops, &out->on, d, &out->res, e)) == 0 || !exceeded(rc, &out->res))
 		goto out;
@@ -166,7 +165,7 @@ fallback(const struct draw_ops *ops, const struct quota_req *q, const struct dra
 			goto out;
 	}
 	/* no pool had room either: the account's own refusal */
-	req_copy(&out->on, q);
+	draw_req_copy(&out->on, q);
 	out->res = own;
 	*e = own_e;
 	len = strlen(e->msg);
@@ -186,7 +185,7 @@ draw_with(const struct draw_ops *ops, const struct quota_req *q, const struct dr
 	memset(e, 0, sizeof(*e));
 	if (d->fallback && (d->op == DRAW_CHARGE || d->op == DRAW_HOLD))
 		return fallback(ops, q, d, out, e);
-	req_copy(&out->on, q);
+	draw_req_copy(&out->on, q);
 	return write_on(ops, &out->on, d, &out->res, e);
 }
 
@@ -204,7 +203,7 @@ draw_refundable(const struct draw_ops *ops, const struct quota_req *q,
 	LDAP *ld;
 	int rc;
 
-	req_copy(&h, q);
+	draw_req_copy(&h, q);
 	if ((ld = conn(ops, &h, NULL, e)) == NULL)
 		return -1;
 	rc = ops->refundable(ld, &h, charge_id, left, e);
@@ -221,7 +220,7 @@ draw_seen(const struct draw_ops *ops, const struct quota_req *q, const char *rid
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	req_copy(&h, q);
+	draw_req_copy(&h, q);
 	if ((ld = conn(ops, &h, NULL, e)) == NULL)
 		return -1;
 	rc = ops->seen(ld, &h, rid, hold, amount, r, e);

@@ -98,6 +98,9 @@ int draw_with(const struct draw_ops *ops, const struct quota_req *q,
 int draw_refundable(const struct draw_ops *ops, const struct quota_req *q,
     const char *charge_id, long long *left, struct err *e);
 
+/* *dst = *src, its names pointing into dst's own buffers where src's did. */
+void draw_req_copy(struct quota_req *dst, const struct quota_req *src);
+
 /* Whether rid was seen on q (quota_seen), read at q's home provider: 1 a
  * replay, 0 not seen, -1 another operation's id (r->why) or an error. */
 int draw_seen(const struct draw_ops *ops, const struct quota_req *q, const char *rid,

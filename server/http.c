@@ -24,7 +24,6 @@
 #include "reqpath.h"
 #include "rfile.h"
 #include "metrics.h"
-#include "snapshot.h"
 #include "strmap.h"
 #include "token.h"
 #include "tokenlive.h"

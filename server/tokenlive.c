@@ -126,22 +126,17 @@ tokenlive_check(const struct cfg *c, const char *uid, time_t issued, char *why, 
 {
 	const struct snap_account *a;
 	const struct snap *s;
-	char person[1024];
+	char uidv[65], dnv[1024] = "";
 	unsigned k = slot_of(uid);
 	time_t now = time(NULL), void_before = 0, learned;
-	int tk, known = 0, nm = 0;
+	int tk, known = 0, nm = 0, fresh = 0;
 
 	s = snap_enter(&tk);
 	if (s != NULL && (a = snap_account(s, uid)) != NULL) {
 		nm = (int)a->nm;
+		snprintf(uidv, sizeof(uidv), "%s", a->uid);
 		if (a->dn != NULL)
-			snprintf(person, sizeof(person), "%s", a->dn);
-		else {
-			char *d = dn_child(c->uid_attr, a->uid, c->people_dn);
-
-			snprintf(person, sizeof(person), "%s", d ? d : "");
-			free(d);
-		}
+			snprintf(dnv, sizeof(dnv), "%s", a->dn);
 		known = 1;
 	}
 	snap_leave(tk);
@@ -154,26 +149,25 @@ tokenlive_check(const struct cfg *c, const char *uid, time_t issued, char *why, 
 		return -1;
 	}
 	pthread_mutex_lock(&lock);
-	if (strcasecmp(seen[k].uid, uid) == 0 && now - seen[k].checked < c->ui_token_recheck_s) {
+	if (strcasecmp(seen[k].uid, uid) == 0) {
 		void_before = seen[k].void_before;
-		known = 2;
+		fresh = now - seen[k].checked < c->ui_token_recheck_s;
 	}
 	pthread_mutex_unlock(&lock);
-	if (known != 2) {
-		if (person[0] != '\0' && ask(c, uid, person, &learned) == 0) {
+	if (!fresh) {
+		/* the person's entry: where the snapshot says, else under ldap.people */
+		char *d = dnv[0] ? NULL : dn_child(c->uid_attr, uidv, c->people_dn);
+
+		/* the directory did not answer: what was learned stands */
+		if ((dnv[0] || d != NULL) && ask(c, uid, dnv[0] ? dnv : d, &learned) == 0) {
 			void_before = learned;
 			pthread_mutex_lock(&lock);
 			snprintf(seen[k].uid, sizeof(seen[k].uid), "%s", uid);
 			seen[k].checked = now;
 			seen[k].void_before = learned;
 			pthread_mutex_unlock(&lock);
-		} else {
-			/* the directory did not answer: what was learned stands */
-			pthread_mutex_lock(&lock);
-			if (strcasecmp(seen[k].uid, uid) == 0)
-				void_before = seen[k].void_before;
-			pthread_mutex_unlock(&lock);
 		}
+		free(d);
 	}
 	if (issued < void_before) {
 		snprintf(why, n, "%s's password or entry changed, or their sign-ins were ended, "

@@ -60,9 +60,7 @@ paid_id_free(const struct draw_ops *ops, const struct quota_req *q, const struct
 		return -1;	/* unreachable: its retry asks again */
 	memset(e, 0, sizeof(*e));
 	/* refused on the account's own quota, as a draw there would be */
-	wallet_paid_req(&out->on, q);
-	out->on.paid = q->paid;
-	out->on.limit = q->limit;
+	draw_req_copy(&out->on, q);
 	out->res.why = QUOTA_ID_REUSED;
 	if (uent_period(q, out->res.period, NULL) != 0)
 		out->res.period[0] = '\0';
@@ -75,11 +73,7 @@ paid_id_free(const struct draw_ops *ops, const struct quota_req *q, const struct
 void
 wallet_paid_req(struct quota_req *paid, const struct quota_req *q)
 {
-	*paid = *q;
-	if (q->uid == q->uid_buf)
-		paid->uid = paid->uid_buf;
-	if (q->account == q->account_buf)
-		paid->account = paid->account_buf;
+	draw_req_copy(paid, q);
 	paid->paid = 1;
 	paid->limit = 0;
 }

@@ -46,15 +46,19 @@ note(const char *what)
 	strcat(said, ";");
 }
 
+/* the first file's terms, privileges and keys */
+#define FIRST_MODEL \
+    "terms:\n" \
+    "  - { name: T1, start: 2026-01-01, end: 2026-06-30 }\n" \
+    "privileges:\n" \
+    "  print.pages: { type: quota, period: term, notify: [20%] }\n" \
+    "  print.colour: { type: flag }\n" \
+    "keys:\n" KEY_A
+
 static const char first[] =
     "http: { connection_limit: 100, max_body: 4096 }\n"
     LDAP("ldap://127.0.0.1/", "5")
-    "terms:\n"
-    "  - { name: T1, start: 2026-01-01, end: 2026-06-30 }\n"
-    "privileges:\n"
-    "  print.pages: { type: quota, period: term, notify: [20%] }\n"
-    "  print.colour: { type: flag }\n"
-    "keys:\n" KEY_A;
+    FIRST_MODEL;
 
 /* Keys, terms, limits, thresholds and the log from the new file. */
 static void
@@ -176,12 +180,7 @@ the_table_decides_a_reload(void **state)
 	    LDAP("ldap://127.0.0.1/", "5")
 	    "sessions: { ttl: 600 }\n"
 	    "ledger: { titles: drop }\n"
-	    "terms:\n"
-	    "  - { name: T1, start: 2026-01-01, end: 2026-06-30 }\n"
-	    "privileges:\n"
-	    "  print.pages: { type: quota, period: term, notify: [20%] }\n"
-	    "  print.colour: { type: flag }\n"
-	    "keys:\n" KEY_A);
+	    FIRST_MODEL);
 	memset(&e, 0, sizeof(e));
 	assert_int_equal(cfglive_reload(n, note, &e), 0);
 	now = cfglive_get();

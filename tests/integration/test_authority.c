@@ -125,18 +125,12 @@ token_of(const char *uid, const char *pw, const char *from, char tok[256])
 static int
 setup(void **state)
 {
-	json_t *j;
-
-	if (it_group_setup(state) != 0)
-		return -1;
-	j = it_call("POST", "/v1/import", ADMIN_KEY,
+	return it_group_setup_model(state,
 	    "reasons: { student: { undergrad: {} }, staff: { academic: {} } }\n"
 	    "organisations: { lab: {} }\n"
 	    "grants:\n  \"student@\": { print.pages: 1000, print.balance: 500 }\n"
 	    "accounts:\n  jdoe: [student/undergrad@lab]\n  mwhite: [staff/academic@lab]\n"
-	    "  bchen: [student/undergrad@lab]\n", 200);
-	json_decref(j);
-	return 0;
+	    "  bchen: [student/undergrad@lab]\n");
 }
 
 /* The operations of doc/openapi.yaml: "METHOD /path" each, n of them. */
