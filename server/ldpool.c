@@ -618,9 +618,8 @@ ldpool_provider(size_t i, const char **uri, unsigned long long *taken, int *down
 	*down = monotime_ms() < atomic_load(&prov[i].down_until);
 }
 
-/* The provider ld (handed out by this pool) goes to, or -1. */
-static int
-provider_of(LDAP *ld)
+int
+ldpool_provider_of(LDAP *ld)
 {
 	int k, p = -1;
 
@@ -635,20 +634,12 @@ provider_of(LDAP *ld)
 }
 
 int
-ldpool_is_provider(LDAP *ld, size_t i)
-{
-	int p = provider_of(ld);
-
-	return p >= 0 && (size_t)p == i;
-}
-
-int
 ldpool_is_home(LDAP *ld, const char *key)
 {
 	int p;
 
 	if (nprov <= 1)
 		return 1;
-	p = provider_of(ld);
+	p = ldpool_provider_of(ld);
 	return p >= 0 && (size_t)p == canon[home_of(key)];
 }

@@ -42,8 +42,8 @@ int ldpool_get(LDAP **ld, struct err *e);
 /* Whether ld (handed out by this pool) goes to key's home provider: false
  * while writes of key fail over to another one. */
 int ldpool_is_home(LDAP *ld, const char *key);
-/* Whether ld (handed out by this pool) goes to provider i (as ldpool_provider). */
-int ldpool_is_provider(LDAP *ld, size_t i);
+/* The provider ld (handed out by this pool) goes to (as ldpool_provider), or -1. */
+int ldpool_provider_of(LDAP *ld);
 /* Gives ld back; broken: it failed at the connection level, close it. */
 void ldpool_put(LDAP *ld, int broken);
 

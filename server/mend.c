@@ -8,17 +8,26 @@
 #include "ldpool.h"
 #include "log.h"
 #include "mend.h"
+#include "monotime.h"
 #include "probe.h"
 #include "strv.h"
 #include "worker.h"
+#include "wop.h"
 
-#define QUEUE		256
+#define QUEUE		1024
 #define CATCHUP_MS	30000
 #define TOUCHES		5	/* times an absent entry is made to be sent again */
+#define KEEP_MS		600000	/* how long a note waits for its providers */
+#define AGAIN_MS	500
+#define DOUBT_FIRST_MS	1000	/* a write with no answer: first look */
+#define DOUBT_LATER_MS	15000	/* and once more: it may have landed after the first */
 
 struct note {
-	char *uid, *dn;
+	int prov;		/* the provider that took the write: the truth */
+	char *dn;
 	int touched;		/* times its absence at a peer was acted on */
+	int looks;		/* looks still to make after this one */
+	long long due, until;	/* monotime_ms */
 };
 
 static const struct cfg *cfg;
@@ -27,47 +36,82 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct note queue[QUEUE];
 static int nqueue;
 
+/* What is compared: the sets of values, and the counters, by name. */
+enum { S_ENTRY, S_REQUEST, S_REFUND, S_HOLD, S_SESSION, S_REDEEMED, NSETS };
+enum { C_USED, C_HELD, C_CREDIT, C_SEGMENTS, NCOUNTERS };
+
+static const struct {
+	const char *attr;
+	int grows;		/* values only ever come: one a peer has alone is news */
+} sets[NSETS] = {
+	[S_ENTRY] = { "privEntry", 1 },		/* the ledger */
+	[S_REQUEST] = { "privRequest", 0 },	/* request ids (sessions drop theirs) */
+	[S_REFUND] = { "privRefund", 0 },	/* "ID N": what is refunded of a charge */
+	[S_HOLD] = { "privHold", 0 },		/* "ID N": what a hold holds */
+	[S_SESSION] = { "privSession", 0 },	/* open sessions */
+	[S_REDEEMED] = { "privRedeemed", 1 },	/* a voucher's claim */
+};
+
+static const char *const counters[NCOUNTERS] = {
+	[C_USED] = "privUsed", [C_HELD] = "privHeld", [C_CREDIT] = "privCredit",
+	[C_SEGMENTS] = "privSegments",
+};
+
+struct state {
+	long long c[NCOUNTERS];
+	int has[NCOUNTERS];
+	char **v[NSETS];
+};
+
+/* Queues a look at dn as provider prov holds it, due in delay_ms. */
 static void
-note(const char *uid, const char *dn, int touched)
+note(int prov, const char *dn, int touched, int looks, long long delay_ms)
 {
+	long long now = monotime_ms();
+	char *copy;
 	int i;
 
-	if (cfg == NULL || ldpool_providers() < 2)
+	if (cfg == NULL || ldpool_providers() < 2 || prov < 0)
 		return;
 	pthread_mutex_lock(&lock);
 	for (i = 0; i < nqueue; i++)
-		if (strcmp(queue[i].dn, dn) == 0)
+		if (queue[i].prov == prov && strcmp(queue[i].dn, dn) == 0)
 			break;
-	if (i == nqueue && nqueue < QUEUE &&
-	    (queue[nqueue].uid = strdup(uid)) != NULL) {
-		queue[nqueue].touched = touched;
-		if ((queue[nqueue].dn = strdup(dn)) != NULL)
-			nqueue++;
-		else
-			free(queue[nqueue].uid);
-	}
+	if (i < nqueue) {
+		/* noted already: the sooner look, and the more of them */
+		if (queue[i].due > now + delay_ms)
+			queue[i].due = now + delay_ms;
+		if (queue[i].looks < looks)
+			queue[i].looks = looks;
+	} else if (nqueue < QUEUE && (copy = strdup(dn)) != NULL)
+		queue[nqueue++] = (struct note){ .prov = prov, .dn = copy, .touched = touched,
+		    .looks = looks, .due = now + delay_ms, .until = now + KEEP_MS };
+	else
+		log_warn("mend: no room to note %s (privd --check-ledger compares the providers)",
+		    dn);
 	pthread_mutex_unlock(&lock);
 }
 
 void
-mend_note(const char *uid, const char *dn)
+mend_note(LDAP *ld, const char *dn)
 {
-	note(uid, dn, 0);
+	note(ldpool_provider_of(ld), dn, 0, 0, 0);
 }
 
-struct state {
-	long long used, held, credit, segments;
-	char **entries, **requests;
-	char **refunds, **holds;	/* "ID N" states: what is refunded, what is held */
-};
+/* wop.h's: a write of dn over ld got no answer */
+static void
+doubt(LDAP *ld, const char *dn)
+{
+	note(ldpool_provider_of(ld), dn, 0, 1, DOUBT_FIRST_MS);
+}
 
 static void
 state_free(struct state *s)
 {
-	strv_free(s->entries);
-	strv_free(s->requests);
-	strv_free(s->refunds);
-	strv_free(s->holds);
+	int i;
+
+	for (i = 0; i < NSETS; i++)
+		strv_free(s->v[i]);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -75,32 +119,33 @@ state_free(struct state *s)
 static int
 read_entry(LDAP *ld, const char *dn, struct state *s)
 {
-	static char *attrs[] = { "privUsed", "privHeld", "privCredit", "privSegments",
-	    "privEntry", "privRequest", "privRefund", "privHold", NULL };
+	char *attrs[NSETS + NCOUNTERS + 1];
 	LDAPMessage *res = NULL, *m;
 	struct err e;
-	int rc;
+	int rc, i;
 
+	for (i = 0; i < NSETS; i++)
+		attrs[i] = (char *)sets[i].attr;
+	for (i = 0; i < NCOUNTERS; i++)
+		attrs[NSETS + i] = (char *)counters[i];
+	attrs[NSETS + NCOUNTERS] = NULL;
 	memset(&e, 0, sizeof(e));
 	memset(s, 0, sizeof(*s));
-	rc = ldapc_search(ld, cfg, dn, LDAP_SCOPE_BASE, "(objectClass=privUsage)", attrs, 1, &res, &e);
+	rc = ldapc_search(ld, cfg, dn, LDAP_SCOPE_BASE, "(objectClass=*)", attrs, 1, &res, &e);
 	if (rc != 0 || (m = ldap_first_entry(ld, res)) == NULL) {
 		ldap_msgfree(res);
 		return rc == 1 ? 0 : -1;
 	}
-	ldapc_get_ll(ld, m, "privUsed", &s->used);
-	ldapc_get_ll(ld, m, "privHeld", &s->held);
-	ldapc_get_ll(ld, m, "privCredit", &s->credit);
-	ldapc_get_ll(ld, m, "privSegments", &s->segments);
-	s->entries = ldapc_get_strv(ld, m, "privEntry");
-	s->requests = ldapc_get_strv(ld, m, "privRequest");
-	s->refunds = ldapc_get_strv(ld, m, "privRefund");
-	s->holds = ldapc_get_strv(ld, m, "privHold");
+	for (i = 0; i < NCOUNTERS; i++)
+		s->has[i] = ldapc_get_ll(ld, m, counters[i], &s->c[i]) == 0;
+	for (i = 0; i < NSETS; i++)
+		s->v[i] = ldapc_get_strv(ld, m, sets[i].attr);
 	ldap_msgfree(res);
-	if (s->entries == NULL || s->requests == NULL || s->refunds == NULL || s->holds == NULL) {
-		state_free(s);
-		return -1;
-	}
+	for (i = 0; i < NSETS; i++)
+		if (s->v[i] == NULL) {
+			state_free(s);
+			return -1;
+		}
 	return 1;
 }
 
@@ -120,22 +165,35 @@ lacking(char **a, char **b)
 	return out;
 }
 
-/* Adds a swap of attr from old to new to mods (two LDAPMod in m). */
+/* Whether a and b hold the same values: 1, 0, -1 when out of memory. */
 static int
-swap(LDAPMod **mods, int n, LDAPMod *m, char (*v)[2][24], char *(*vals)[2][2],
-    const char *attr, long long old, long long new)
+same_values(char **a, char **b)
 {
-	if (old == new)
-		return n;
-	snprintf(v[0][0], 24, "%lld", old);
-	snprintf(v[0][1], 24, "%lld", new);
-	(*vals)[0][0] = v[0][0], (*vals)[0][1] = NULL;
-	(*vals)[1][0] = v[0][1], (*vals)[1][1] = NULL;
-	m[0] = (LDAPMod){ LDAP_MOD_DELETE, (char *)attr, { (*vals)[0] } };
-	m[1] = (LDAPMod){ LDAP_MOD_ADD, (char *)attr, { (*vals)[1] } };
-	mods[n++] = &m[0];
-	mods[n++] = &m[1];
-	return n;
+	char **x;
+	int same;
+
+	if (strv_len(a) != strv_len(b))
+		return 0;
+	if ((x = lacking(a, b)) == NULL)
+		return -1;
+	same = x[0] == NULL;
+	free(x);
+	return same;
+}
+
+/* Whether two reads of one entry found it the same: 1, 0 (or out of memory). */
+static int
+same_state(const struct state *a, const struct state *b)
+{
+	int i;
+
+	for (i = 0; i < NCOUNTERS; i++)
+		if (a->has[i] != b->has[i] || a->c[i] != b->c[i])
+			return 0;
+	for (i = 0; i < NSETS; i++)
+		if (same_values(a->v[i], b->v[i]) != 1)
+			return 0;
+	return 1;
 }
 
 /*
@@ -184,110 +242,179 @@ done:
 	return rc;
 }
 
+enum mended { MEND_DONE, MEND_LATER, MEND_ABSENT };
+
 /*
- * Makes peer hold h (dn at home, read before a probe that peer has shown
- * since), when it lacks values of h and holds nothing newer: peer is then
- * h without what home never logged. 1 when peer holds newer writes (look
- * again later: they were in flight, and h is no longer what home holds);
- * 2 when peer has no such entry (touch).
+ * Makes peer hold h: dn as its home holds it, read twice around probes
+ * that went from home to peer and back, and unchanged between them. So
+ * nothing home logged is still on its way to peer, nor the other way, and
+ * whatever differs is a write one of them never logged: home, which took
+ * every write of dn, is the truth. Values a peer holds alone of a set that
+ * only grows (a ledger, a voucher's claim) are a move this cannot judge:
+ * MEND_LATER, and privd --check-ledger names them if they stay.
  */
-static int
-mend_one(struct state *h_, LDAP *peer, const char *peer_uri, const char *dn)
+static enum mended
+mend_one(const struct state *h, LDAP *peer, const char *peer_uri, const char *dn)
 {
-	struct state h = *h_, p;
-	char **ents = NULL, **reqs = NULL, **extra = NULL, v[3][2][24], *vals[3][2][2];
-	char **st[4] = { NULL, NULL, NULL, NULL };	/* refunds to add, drop; holds to add, drop */
-	LDAPMod m[12], *mods[13];
+	char **add[NSETS], **drop[NSETS], v[NCOUNTERS][2][24];
+	char *vals[NCOUNTERS][2][2];
+	LDAPMod m[2 * NSETS + 2 * NCOUNTERS], *mods[2 * NSETS + 2 * NCOUNTERS + 1];
+	enum mended out = MEND_DONE;
+	struct state p;
+	size_t copied = 0, dropped = 0;
 	int n = 0, rc, i;
 
-	int later = 0;
-
-	memset(&p, 0, sizeof(p));
+	memset(add, 0, sizeof(add));
+	memset(drop, 0, sizeof(drop));
 	if ((rc = read_entry(peer, dn, &p)) == 0)
-		return 2;
+		return MEND_ABSENT;
 	if (rc != 1)
-		goto done;
-	if (h.segments != p.segments || (ents = lacking(h.entries, p.entries)) == NULL ||
-	    (reqs = lacking(h.requests, p.requests)) == NULL)
-		goto done;	/* moves differ: left to --check-ledger */
-	if ((extra = lacking(p.entries, h.entries)) == NULL)
-		goto done;
-	if (extra[0] != NULL) {
-		later = 1;
+		return MEND_LATER;
+	if (h->c[C_SEGMENTS] != p.c[C_SEGMENTS]) {
+		log_warn("mend: %s has %lld ledger segments at %s and %lld at its home provider: "
+		    "not copied; privd --check-ledger names what differs", dn, p.c[C_SEGMENTS],
+		    peer_uri, h->c[C_SEGMENTS]);
 		goto done;
 	}
-	/*
-	 * The peer holds no entry home lacks: home is the whole truth of this
-	 * usage entry. What a refund, a commit or a release left (refund and
-	 * hold states, the counters) is copied with the entries, and copied
-	 * alone when the entries are all there but a counter or state is not
-	 * (a swap the peer applied while the write before it never came).
-	 */
-	if ((st[0] = lacking(h.refunds, p.refunds)) == NULL ||
-	    (st[1] = lacking(p.refunds, h.refunds)) == NULL ||
-	    (st[2] = lacking(h.holds, p.holds)) == NULL ||
-	    (st[3] = lacking(p.holds, h.holds)) == NULL)
-		goto done;
-	if (ents[0] == NULL && reqs[0] == NULL && st[0][0] == NULL && st[1][0] == NULL &&
-	    st[2][0] == NULL && st[3][0] == NULL && h.used == p.used && h.held == p.held &&
-	    h.credit == p.credit)
-		goto done;
-	if (ents[0] != NULL) {
-		m[0] = (LDAPMod){ LDAP_MOD_ADD, "privEntry", { ents } };
-		mods[n++] = &m[0];
-	}
-	if (reqs[0] != NULL) {
-		m[1] = (LDAPMod){ LDAP_MOD_ADD, "privRequest", { reqs } };
-		mods[n++] = &m[1];
-	}
-	for (i = 0; i < 4; i++)
-		if (st[i][0] != NULL) {
-			m[8 + i] = (LDAPMod){ i % 2 ? LDAP_MOD_DELETE : LDAP_MOD_ADD,
-			    i < 2 ? "privRefund" : "privHold", { st[i] } };
-			mods[n++] = &m[8 + i];
+	for (i = 0; i < NSETS; i++) {
+		if ((add[i] = lacking(h->v[i], p.v[i])) == NULL ||
+		    (drop[i] = lacking(p.v[i], h->v[i])) == NULL) {
+			out = MEND_LATER;
+			goto done;
 		}
+		if (sets[i].grows && drop[i][0] != NULL) {
+			out = MEND_LATER;
+			goto done;
+		}
+		if (add[i][0] != NULL) {
+			m[n] = (LDAPMod){ LDAP_MOD_ADD, (char *)sets[i].attr, { add[i] } };
+			mods[n] = &m[n];
+			n++;
+			copied += strv_len(add[i]);
+		}
+		if (drop[i][0] != NULL) {
+			m[n] = (LDAPMod){ LDAP_MOD_DELETE, (char *)sets[i].attr, { drop[i] } };
+			mods[n] = &m[n];
+			n++;
+			dropped += strv_len(drop[i]);
+		}
+	}
 	/* counters as swaps, like every counter write (wop.h): they move
 	 * only from what was just read */
-	n = swap(mods, n, &m[2], &v[0], &vals[0], "privUsed", p.used, h.used);
-	n = swap(mods, n, &m[4], &v[1], &vals[1], "privHeld", p.held, h.held);
-	n = swap(mods, n, &m[6], &v[2], &vals[2], "privCredit", p.credit, h.credit);
+	for (i = 0; i < NCOUNTERS; i++) {
+		if (!h->has[i] || !p.has[i] || h->c[i] == p.c[i])
+			continue;
+		snprintf(v[i][0], sizeof(v[i][0]), "%lld", p.c[i]);
+		snprintf(v[i][1], sizeof(v[i][1]), "%lld", h->c[i]);
+		vals[i][0][0] = v[i][0], vals[i][0][1] = NULL;
+		vals[i][1][0] = v[i][1], vals[i][1][1] = NULL;
+		m[n] = (LDAPMod){ LDAP_MOD_DELETE, (char *)counters[i], { vals[i][0] } };
+		mods[n] = &m[n];
+		n++;
+		m[n] = (LDAPMod){ LDAP_MOD_ADD, (char *)counters[i], { vals[i][1] } };
+		mods[n] = &m[n];
+		n++;
+	}
+	if (n == 0)
+		goto done;
 	mods[n] = NULL;
 	rc = ldap_modify_ext_s(peer, dn, mods, NULL, NULL);
 	if (rc == LDAP_SUCCESS)
-		log_warn("mend: %s at %s lacked %zu ledger entries and %zu states its home "
-		    "provider holds (written there, never logged for replication): copied, "
-		    "privUsed %lld -> %lld", dn, peer_uri, strv_len(ents),
-		    strv_len(st[0]) + strv_len(st[1]) + strv_len(st[2]) + strv_len(st[3]), p.used,
-		    h.used);
-	else
-		log_warn("mend: %s at %s: %s; privd --check-ledger names what differs", dn,
-		    peer_uri, ldap_err2string(rc));
+		log_warn("mend: %s at %s lacked %zu values and held %zu its home provider does not "
+		    "(written there, never logged for replication): made as home, privUsed %lld -> "
+		    "%lld", dn, peer_uri, copied, dropped, p.c[C_USED], h->c[C_USED]);
+	else {
+		log_warn("mend: %s at %s: %s; looked at again", dn, peer_uri, ldap_err2string(rc));
+		out = MEND_LATER;
+	}
 done:
-	for (i = 0; i < 4; i++)
-		free(st[i]);
-	free(extra);
-	free(ents);
-	free(reqs);
+	for (i = 0; i < NSETS; i++) {
+		free(add[i]);
+		free(drop[i]);
+	}
 	state_free(&p);
-	return later;
+	return out;
 }
 
-/* Whether peer shows a probe added at home now, within CATCHUP_MS. */
+/* Whether to shows a probe added at from now, within CATCHUP_MS. */
 static int
-caught_up(LDAP *home, LDAP *peer)
+caught_up(LDAP *from, LDAP *to)
 {
 	char nonce[PROBE_NONCE];
 	struct err e;
 	int sid, seen = 0, i;
 
 	memset(&e, 0, sizeof(e));
-	if (probe_add(home, cfg, nonce, &sid, &e) != 0)
+	if (probe_add(from, cfg, nonce, &sid, &e) != 0)
 		return 0;
 	for (i = 0; i < CATCHUP_MS / 100 && !seen; i++)
-		if (!(seen = probe_seen(peer, cfg, nonce, &e) == 1) && worker_sleep(&w, 100))
+		if (!(seen = probe_seen(to, cfg, nonce, &e) == 1) && worker_sleep(&w, 100))
 			break;
-	probe_drop(home, cfg, nonce);
+	probe_drop(from, cfg, nonce);
 	return seen;
+}
+
+/* One look at n against every peer: 0 done, 1 to look again. */
+static int
+look(struct note *n)
+{
+	const char *home_uri, *uri;
+	unsigned long long taken;
+	struct state h1, h2;
+	struct err e;
+	LDAP *home, *peer;
+	size_t i;
+	int down, again = 0, rc;
+
+	memset(&e, 0, sizeof(e));
+	ldpool_provider((size_t)n->prov, &home_uri, &taken, &down);
+	if (ldapc_open_uri(cfg, home_uri, &home, &e) != 0)
+		return 1;
+	for (i = 0; i < ldpool_providers(); i++) {
+		if (i == (size_t)n->prov)
+			continue;
+		ldpool_provider(i, &uri, &taken, &down);
+		if (ldapc_open_uri(cfg, uri, &peer, &e) != 0) {
+			again = 1;
+			continue;
+		}
+		memset(&h2, 0, sizeof(h2));
+		if ((rc = read_entry(home, n->dn, &h1)) == 0)
+			;	/* home has no such entry: nothing of it to copy */
+		else if (rc < 0)
+			again = 1;
+		else if (!caught_up(home, peer) || !caught_up(peer, home)) {
+			log_warn("mend: %s and the home provider of %s have not caught up with each "
+			    "other within %d s: not compared yet", uri, n->dn, CATCHUP_MS / 1000);
+			again = 1;
+		} else if (read_entry(home, n->dn, &h2) != 1 || !same_state(&h1, &h2))
+			again = 1;	/* written meanwhile: in flight, look again */
+		else
+			switch (mend_one(&h2, peer, uri, n->dn)) {
+			case MEND_ABSENT:
+				if (n->touched >= TOUCHES) {
+					log_warn("mend: %s is still absent at %s; privd --check-ledger "
+					    "names what differs", n->dn, uri);
+					break;
+				}
+				n->touched++;
+				if (touch(home, n->dn) == 0)
+					log_warn("mend: %s is absent at %s (added at its home provider, "
+					    "never logged for replication): written again at home to "
+					    "be sent whole", n->dn, uri);
+				/* FALLTHROUGH */
+			case MEND_LATER:
+				again = 1;
+				break;
+			case MEND_DONE:
+				break;
+			}
+		state_free(&h1);
+		state_free(&h2);
+		ldapc_close(peer);
+	}
+	ldapc_close(home);
+	return again;
 }
 
 static void
@@ -295,72 +422,35 @@ run(struct worker *self)
 {
 	(void)self;
 	for (;;) {
-		struct note n = { NULL, NULL, 0 };
-		struct state h;
-		struct err e;
-		int again = 0;
-		LDAP *home;
-		size_t i;
+		struct note n = { .prov = -1 };
+		long long now = monotime_ms(), wait = 1000;
+		int i, k = -1;
 
 		pthread_mutex_lock(&lock);
-		if (nqueue > 0) {
-			n = queue[0];
-			memmove(queue, queue + 1, (size_t)--nqueue * sizeof(*queue));
-		}
+		for (i = 0; i < nqueue; i++)
+			if (k < 0 || queue[i].due < queue[k].due)
+				k = i;
+		if (k >= 0 && queue[k].due <= now) {
+			n = queue[k];
+			queue[k] = queue[--nqueue];
+		} else if (k >= 0 && queue[k].due - now < wait)
+			wait = queue[k].due - now;
 		pthread_mutex_unlock(&lock);
 		if (n.dn == NULL) {
-			if (worker_sleep(&w, 1000))
+			if (worker_sleep(&w, wait))
 				return;
 			continue;
 		}
-		memset(&e, 0, sizeof(e));
-		if (ldpool_get_home(n.uid, &home, &e) == 0) {
-			for (i = 0; i < ldpool_providers(); i++) {
-				const char *uri;
-				unsigned long long taken;
-				int down;
-				LDAP *peer;
-
-				ldpool_provider(i, &uri, &taken, &down);
-				if (ldpool_is_provider(home, i) || ldapc_open_uri(cfg, uri, &peer, &e) != 0)
-					continue;
-				/* home first: what the peer must show once it
-				 * has the probe added after it */
-				if (read_entry(home, n.dn, &h) != 1)
-					;
-				else if (caught_up(home, peer)) {
-					switch (mend_one(&h, peer, uri, n.dn)) {
-					case 2:
-						if (n.touched >= TOUCHES) {
-							log_warn("mend: %s is still absent at %s; "
-							    "privd --check-ledger names what differs",
-							    n.dn, uri);
-							break;
-						}
-						n.touched++;
-						if (touch(home, n.dn) == 0)
-							log_warn("mend: %s is absent at %s (added at its "
-							    "home provider, never logged for "
-							    "replication): written again at home to be "
-							    "sent whole", n.dn, uri);
-						/* FALLTHROUGH */
-					case 1:
-						again = 1;
-					}
-				} else
-					log_warn("mend: %s has not caught up with the home provider of %s "
-					    "within %d s: not compared", uri, n.dn, CATCHUP_MS / 1000);
-				state_free(&h);
-				ldapc_close(peer);
-			}
-			ldpool_put(home, 0);
-		}
-		if (again)
-			note(n.uid, n.dn, n.touched);
-		free(n.uid);
+		if (look(&n)) {
+			if (monotime_ms() < n.until)
+				note(n.prov, n.dn, n.touched, n.looks, AGAIN_MS);
+			else
+				log_warn("mend: %s could not be compared with its home provider's "
+				    "for %d s; privd --check-ledger names what differs", n.dn,
+				    KEEP_MS / 1000);
+		} else if (n.looks > 0)
+			note(n.prov, n.dn, n.touched, n.looks - 1, DOUBT_LATER_MS);
 		free(n.dn);
-		if (again && worker_sleep(&w, 500))
-			return;
 	}
 }
 
@@ -368,6 +458,7 @@ int
 mend_start(const struct cfg *c)
 {
 	cfg = c;
+	wop_on_doubt(doubt);
 	return worker_start(&w, run);
 }
 
@@ -376,11 +467,10 @@ mend_stop(void)
 {
 	int i;
 
+	wop_on_doubt(NULL);
 	worker_stop(&w);
-	for (i = 0; i < nqueue; i++) {
-		free(queue[i].uid);
+	for (i = 0; i < nqueue; i++)
 		free(queue[i].dn);
-	}
 	nqueue = 0;
 	cfg = NULL;
 }

@@ -236,7 +236,7 @@ done:
 		away_take(t.key, -away, LLONG_MAX);
 	/* a retried write its home holds: did its peers get it? (mend.h) */
 	if (ret == 0 && r->replayed && q->home)
-		mend_note(q->uid, t.udn);
+		mend_note(ld, t.udn);
 	keylock_give(t.key);
 	wop_free(&o);
 	free(rec);
@@ -352,7 +352,7 @@ replayed:
 done:
 	/* a retried credit or top-up its home holds: did its peers get it? */
 	if (ret == 0 && r->replayed && q->home && t.udn != NULL)
-		mend_note(q->uid, t.udn);
+		mend_note(ld, t.udn);
 	if (locked)
 		keylock_give(t.key);
 	wop_free(&o);

@@ -137,7 +137,7 @@ quota_refund(LDAP *ld, const struct quota_req *q, const char *rid,
 done:
 	/* a retried refund its home holds: did its peers get it? (mend.h) */
 	if (ret == 0 && r->replayed && q->home && t.udn != NULL)
-		mend_note(q->uid, t.udn);
+		mend_note(ld, t.udn);
 	if (locked)
 		keylock_give(t.key);
 	ber_memfree(esc.bv_val);

@@ -196,7 +196,7 @@ quota_settle(LDAP *ld, const struct quota_req *q, const char *id, int release,
 done:
 	/* a retried commit or release its home holds: did its peers get it? */
 	if (ret == 0 && r->replayed && q->home && t.udn != NULL)
-		mend_note(q->uid, t.udn);
+		mend_note(ld, t.udn);
 	if (locked)
 		keylock_give(t.key);
 	wop_free(&o);

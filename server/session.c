@@ -251,6 +251,7 @@ ensure(LDAP *ld, const struct session_req *q, const char *dn, struct err *e)
 	m[2] = (LDAPMod){ LDAP_MOD_ADD, "privUsed", { zero } };
 	mods[0] = &m[0], mods[1] = &m[1], mods[2] = &m[2], mods[3] = NULL;
 	rc = ldap_add_ext_s(ld, dn, mods, NULL, NULL);
+	wop_doubt(ld, dn, rc);
 	if (rc != LDAP_SUCCESS && rc != LDAP_ALREADY_EXISTS)
 		return ldapc_fail(e, rc, dn);
 	return 0;

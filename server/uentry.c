@@ -243,6 +243,7 @@ uent_ensure(LDAP *ld, const struct cfg *c, const struct uent_target *t,
 		mods[i] = &m[i];
 	mods[6] = NULL;
 	r = ldap_add_ext_s(ld, t->udn, mods, NULL, NULL);
+	wop_doubt(ld, t->udn, r);
 	if (r != LDAP_SUCCESS && r != LDAP_ALREADY_EXISTS)
 		return ldapc_fail(e, r, t->udn);
 	return 0;

@@ -7,11 +7,13 @@
  * its counters, and they are exactly those of its own write.
  */
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "fault.h"
 #include "skew.h"
 #include "wop.h"
 
@@ -152,7 +154,10 @@ wop_run(LDAP *ld, struct wop *o)
 		    1)) == LDAP_SUCCESS)
 			rc = err;
 	}
+	if (rc == LDAP_SUCCESS && fault_lose("answer", o->dn))
+		rc = LDAP_SERVER_DOWN;
 	o->answered = skew_clock();
+	wop_doubt(ld, o->dn, rc);
 	if (rc == LDAP_SUCCESS && o->read != NULL &&
 	    (c = ldap_control_find(LDAP_CONTROL_POST_READ, answer, NULL)) != NULL)
 		take_read(o, c);
@@ -160,6 +165,24 @@ wop_run(LDAP *ld, struct wop *o)
 	ldap_control_free(actrl);
 	ldap_control_free(rctrl);
 	return rc;
+}
+
+static void (*_Atomic doubt)(LDAP *, const char *);
+
+void
+wop_on_doubt(void (*fn)(LDAP *ld, const char *dn))
+{
+	atomic_store(&doubt, fn);
+}
+
+void
+wop_doubt(LDAP *ld, const char *dn, int rc)
+{
+	void (*fn)(LDAP *, const char *) = atomic_load(&doubt);
+
+	if (fn != NULL && (rc == LDAP_SERVER_DOWN || rc == LDAP_TIMEOUT ||
+	    rc == LDAP_CONNECT_ERROR || rc == LDAP_TIMELIMIT_EXCEEDED))
+		fn(ld, dn);
 }
 
 const char *

@@ -45,6 +45,14 @@ int wop_mod(struct wop *o, int op, const char *type, const char *fmt, ...)
 int wop_swap(struct wop *o, const char *type, long long old, long long new);
 /* Sends the modify: the LDAP result code. */
 int wop_run(LDAP *ld, struct wop *o);
+/*
+ * A write that got no answer may have landed at ld's provider and, when
+ * that provider died between its commit and its accesslog, never reach
+ * the others. wop_run tells the function set here (mend.h, set once at
+ * start) of each; so does wop_doubt, for writes sent otherwise (adds).
+ */
+void wop_on_doubt(void (*fn)(LDAP *ld, const char *dn));
+void wop_doubt(LDAP *ld, const char *dn, int rc);
 /* The first value of attribute type as the modify left it (type one of
  * o->read), or NULL. */
 const char *wop_got(const struct wop *o, const char *type);

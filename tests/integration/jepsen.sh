@@ -7,17 +7,24 @@
 # a privd in each namespace writing to both, their lists in different
 # forms (each names its own provider 127.0.0.1). The test reaches each
 # namespace by a second veth from here. Each round: concurrent one-page
-# charges with unique ids through both privd against accounts whose
-# limits the total exceeds, every unanswered or 503 id sent again (same
-# id) through the other privd, and one fault at a random moment:
+# writes of every verb with unique ids through both privd (jepsen.py run:
+# page charges against a limit the total exceeds, split charges of money
+# over the allowance into the paid wallet, refunds, two refunds of one
+# charge at once, holds then commits or releases, credits, top-ups and
+# reversals, sessions, vouchers redeemed by two people at once), every
+# unanswered or 503 id sent again (same id) through the other privd, and
+# one fault at a random moment:
 #   kill-provider  SIGKILL of one slapd, restarted 1-2 s later
 #   partition      the veth between the providers down for 3 s
 #   kill-privd     SIGKILL of one privd, restarted
-# After convergence the checker (jepsen.py) counts, on both providers:
-# answered ids not in the ledger (lost), ids in the ledger twice (double),
-# counters unequal to their ledger, accounts where the providers differ,
-# pages over the limit; and runs privd --check-ledger on each. Every count
-# must be 0. ROUNDS rounds per fault (5; `make torture` runs 50).
+# After convergence the checker (jepsen.py check) counts, on both
+# providers: answered operations not in the ledger (lost), ledger entries
+# there twice (double), counters unequal to their ledger, pages or cents
+# over a limit, money an account holds beyond what its answers gave it
+# (created) or short of it, vouchers paid twice, accounts and vouchers
+# where the providers differ, operations never answered; and runs privd
+# --check-ledger on each. Every count must be 0. ROUNDS rounds per fault
+# (5; `make torture` runs 50).
 #
 # Needs root (ip netns); run by `make check`.
 set -eu
@@ -29,7 +36,8 @@ ROUNDS=${ROUNDS:-5}
 FAULTS=${FAULTS:-kill-provider partition kill-privd}
 LIMIT=${LIMIT:-40}
 ACCTS=4			# accounts a round
-N=$((ACCTS * LIMIT * 3 / 2))	# charges a round: half again the limits
+STEPS=${STEPS:-30}	# operations a worker (two an account) starts
+VOUCHERS=3		# vouchers a round, each redeemed by two accounts
 . tests/integration/lib.sh
 
 [ "$(id -u)" = 0 ] || { echo "jepsen.sh: needs root for network namespaces" >&2; exit 1; }
@@ -135,7 +143,7 @@ all=$(echo $FAULTS | wc -w)
 	echo "reasons: { test: { capped: {} } }"
 	echo "organisations: { lab: {} }"
 	echo "grants:"
-	echo "  \"test/capped@\": { print.pages: $LIMIT }"
+	echo "  \"test/capped@\": { print.pages: $LIMIT, print.balance: 100, login.max_sessions: 3 }"
 	echo "accounts:"
 	for ((r = 1; r <= ROUNDS * all; r++)); do
 		for ((a = 1; a <= ACCTS; a++)); do echo "  j${r}x$a: [test/capped@lab]"; done
@@ -181,10 +189,10 @@ same() {
 	local a
 	for a in "$@"; do
 		[ "$(ldapsearch -x -LLL -o ldif-wrap=no -H "${L[0]}" -D cn=admin,dc=example,dc=edu -w secret \
-		    -b "uid=$a,ou=usage,ou=privileges,dc=example,dc=edu" privUsed privEntry 2>/dev/null |
+		    -b "uid=$a,ou=usage,ou=privileges,dc=example,dc=edu" privUsed privHeld privCredit privEntry privRequest privRefund privHold privSession 2>/dev/null |
 		    sort | md5sum)" = \
 		  "$(ldapsearch -x -LLL -o ldif-wrap=no -H "${L[1]}" -D cn=admin,dc=example,dc=edu -w secret \
-		    -b "uid=$a,ou=usage,ou=privileges,dc=example,dc=edu" privUsed privEntry 2>/dev/null |
+		    -b "uid=$a,ou=usage,ou=privileges,dc=example,dc=edu" privUsed privHeld privCredit privEntry privRequest privRefund privHold privSession 2>/dev/null |
 		    sort | md5sum)" ] ||
 			return 1
 	done
@@ -196,18 +204,20 @@ for kind in $FAULTS; do
 	for ((k = 1; k <= ROUNDS; k++)); do
 		r=$((r + 1))
 		accts=$(seq -f "j${r}x%g" 1 $ACCTS | paste -sd,)
+		python3 tests/integration/jepsen.py vouchers "$dir/codes" "${U[$((r % 2))]}" $VOUCHERS ||
+			fail "round $r: making vouchers failed"
 		fault "$kind" > "$dir/fault" &
 		fpid=$!
 		t0=$(date +%s.%N)
-		python3 tests/integration/jepsen.py charge "$dir/out" "${U[0]}" "${U[1]}" "r$r" \
-			"$accts" $N 8 || fail "round $r: the chargers failed"
+		python3 tests/integration/jepsen.py run "$dir/out" "${U[0]}" "${U[1]}" "r$r" \
+			"$accts" $STEPS "$dir/codes" || fail "round $r: the clients failed"
 		wait $fpid || fail "round $r: the fault ($kind) failed"
 		t1=$(date +%s.%N)
 		for i in 0 1; do wait_for "privd $i after the round" 300 up "${U[$i]}"; done
 		# convergence: 60 s at most, then the counts say what differs
 		for ((w = 0; w < 600; w++)); do same ${accts//,/ } && break; sleep 0.1; done
-		counts=$(python3 tests/integration/jepsen.py check "$dir/out" $LIMIT "${L[0]}" "${L[1]}" \
-			${accts//,/ }) || fail "round $r: the checker failed"
+		counts=$(python3 tests/integration/jepsen.py check "$dir/out" $LIMIT "$dir/codes" \
+			"${L[0]}" "${L[1]}" ${accts//,/ }) || fail "round $r: the checker failed"
 		cl=0	# providers where --check-ledger finds a fault
 		for i in 0 1; do
 			"$PRIVD" -c config/dev.yaml -L "${L[$i]}" --check-ledger > "$dir/check$i.out" 2>&1 ||
@@ -217,7 +227,7 @@ for kind in $FAULTS; do
 			"$(awk "BEGIN { print $t1 - $t0 }")" "$counts" "$cl")
 		echo "jepsen.sh: $line"
 		echo "$line" >> "$results"
-		echo "$counts" | python3 -c 'import json,sys; c=json.load(sys.stdin); sys.exit(any(c[k] for k in ("lost","double","counter","diverged","over","unanswered")))' &&
+		echo "$counts" | python3 -c 'import json,sys; c=json.load(sys.stdin); sys.exit(any(c[k] for k in ("lost","double","counter","diverged","over","created","short","voucher","unanswered")))' &&
 			[ "$cl" = 0 ] || { bad=$((bad + 1)); [ -z "${KEEP_GOING:-}" ] && fail "round $r: $line"; }
 	done
 done

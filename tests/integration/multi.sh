@@ -394,3 +394,44 @@ wait_for "the peer to hold the refund again" 600 converged refunded 4
 	fail "the providers do not agree after the mend of a refund: $(cat "$dir/cmp.out")"
 check_ledgers
 echo "multi.sh: a refund its home provider holds and its peer lacks: found on a replay, copied with its state"
+
+# --- 8. a refund whose answer never came, and no retry: privd e loses the
+# answer of its first write of the account's entries (PRIVD_FAULT, as a
+# provider SIGKILLed before answering), and the refund is again taken out
+# of the peer's copy behind replication's back (as never logged). Nobody
+# sends it again: mend looks by itself, and the peer must hold it again
+add_account unanswered test/open@lab "$UA"
+# privd a's connection to the provider part 7 restarted fails once: the
+# first charge, sent until it lands
+wait_for "a first charge of unanswered" 100 curl -sf -o /dev/null -H "$C" \
+	-d '{"request_id":"u-first","amount":1}' "$UA/v1/accounts/unanswered/quotas/print.pages/charges"
+home=$(home_of unanswered)
+if [ "$home" = "$P1" ]; then peer=$P2 pdir=$dir/mp/2; else peer=$P1 pdir=$dir/mp/1; fi
+HE=$(PRIVD_FAULT=answer:lose=uid=unanswered, start_privd e "$home")
+UE=http://127.0.0.1:$HE
+wait_for "privd e" 200 curl -sf "$UE/readyz"
+curl -sf -H "$C" -d '{"request_id":"u-charge","amount":5}' \
+	"$UA/v1/accounts/unanswered/quotas/print.pages/charges" > /dev/null || fail "unanswered's charge failed"
+code=$(curl -s -o "$dir/lost.json" -w '%{http_code}' -H "$C" \
+	-d '{"request_id":"u-refund","charge_id":"u-charge","amount":2}' \
+	"$UE/v1/accounts/unanswered/quotas/print.pages/refunds")
+[ "$code" = 503 ] || fail "the refund whose answer was lost answered $code: $(cat "$dir/lost.json")"
+wait_for "both providers to hold unanswered's refund" 100 converged unanswered 5
+rdn="cn=print.pages@$period,uid=unanswered,ou=usage,ou=privileges,dc=example,dc=edu"
+entry=$(ldapsearch -x -LLL -o ldif-wrap=no -H "ldap://127.0.0.1:$peer/" -D cn=admin,dc=example,dc=edu \
+	-w secret -b "$rdn" -s base privEntry | sed -n 's/^privEntry: //p' | grep '"kind":"refund"')
+[ -n "$entry" ] || fail "the peer holds no refund entry of unanswered to take out"
+deploy/slapd-dev.sh stop "$pdir"
+printf 'dn: %s\nchangetype: modify\ndelete: privEntry\nprivEntry: %s\n-\ndelete: privRequest\nprivRequest: u-refund\n-\ndelete: privRefund\nprivRefund: u-charge 2\n-\nreplace: privUsed\nprivUsed: 7\n' \
+	"$rdn" "$entry" > "$dir/unrefund.ldif"
+/usr/sbin/slapmodify -f "$pdir/slapd.conf" -b dc=example,dc=edu -l "$dir/unrefund.ldif" > "$dir/slapmodify.log" 2>&1 ||
+	fail "slapmodify (unrefund): $(cat "$dir/slapmodify.log")"
+deploy/slapd-dev.sh restart "$pdir" || fail "the peer provider did not restart"
+# mend looks a second time 15 s after the lost answer
+wait_for "the peer to hold the refund whose answer was lost again" 400 converged unanswered 5
+grep -q "mend: $rdn at .* lacked 3 values" "$dir/privd-e.log" ||
+	fail "mend did not say what it copied: $(grep mend "$dir/privd-e.log" | tail -3)"
+"$PRIVD" -c config/dev.yaml -W "$BOTH" --check-ledger > "$dir/cmp.out" 2>&1 ||
+	fail "the providers do not agree after the mend of an unanswered refund: $(cat "$dir/cmp.out")"
+check_ledgers
+echo "multi.sh: a refund whose answer was lost, never sent again: mend found it by itself and copied it"
