@@ -99,7 +99,7 @@ conn(struct req *r, enum MHD_Result *ret)
 	LDAP *ld;
 
 	memset(&e, 0, sizeof(e));
-	if (ldpool_get_home(r->part[2], &ld, &e) != 0) {
+	if (ldpool_get_at_home(r->part[2], &ld, &e) != 0) {
 		*ret = http_error(r, 503, "ldap_unavailable", NULL, "%s", e.msg);
 		return NULL;
 	}

@@ -43,13 +43,18 @@ draw_req_copy(struct quota_req *dst, const struct quota_req *src)
 /*
  * A connection to q's home provider, or NULL and e. A request id in doubt
  * goes to the home provider only: anywhere else it could land a second time.
+ * Only a charge or hold (and a split's void) may go elsewhere while home is
+ * away (ldap.away_allowance): every other write waits for home.
  */
 static LDAP *
-conn(const struct draw_ops *ops, struct quota_req *q, const char *rid, struct err *e)
+conn(const struct draw_ops *ops, struct quota_req *q, const char *rid, enum draw_op op,
+    struct err *e)
 {
+	int away = op == DRAW_CHARGE || op == DRAW_HOLD || op == DRAW_VOID;
 	LDAP *ld;
 
-	if (ops->get_home(q->uid, &ld, e) != 0)
+	if ((away || ops->get_at_home == NULL ? ops->get_home(q->uid, &ld, e) :
+	    ops->get_at_home(q->uid, &ld, e)) != 0)
 		return NULL;
 	q->home = ops->is_home(ld, q->uid);
 	if (rid != NULL && !q->home && indoubt_has(q->uid, rid)) {
@@ -91,7 +96,7 @@ write_on(const struct draw_ops *ops, struct quota_req *q, const struct draw_req 
 	int rc;
 
 	memset(res, 0, sizeof(*res));
-	if ((ld = conn(ops, q, d->rid, e)) == NULL)
+	if ((ld = conn(ops, q, d->rid, d->op, e)) == NULL)
 		return -1;
 	rc = ops->write(ld, q, d, res, e);
 	after(ops, ld, q, d->op, d->rid, rc, res, e);
@@ -140,7 +145,7 @@ fallback(const struct draw_ops *ops, const struct quota_req *q, const struct dra
 	for (i = 0; i < n; i++) {
 		as_pool(&out->on, q, &c[i]);
 		memset(&out->res, 0, sizeof(out->res));
-		if ((ld = conn(ops, &out->on, NULL, e)) == NULL)
+		if ((ld = conn(ops, &out->on, NULL, d->op, e)) == NULL)
 			goto out;
 		rc = ops->seen(ld, &out->on, d->rid, d->op == DRAW_HOLD, d->amount, &out->res, e);
 		ops->put(ld, e->code == ERR_UNAVAILABLE);
@@ -204,7 +209,7 @@ draw_refundable(const struct draw_ops *ops, const struct quota_req *q,
 	int rc;
 
 	draw_req_copy(&h, q);
-	if ((ld = conn(ops, &h, NULL, e)) == NULL)
+	if ((ld = conn(ops, &h, NULL, DRAW_CHARGE, e)) == NULL)	/* a read: anywhere */
 		return -1;
 	rc = ops->refundable(ld, &h, charge_id, left, e);
 	ops->put(ld, e->code == ERR_UNAVAILABLE);
@@ -221,7 +226,7 @@ draw_seen(const struct draw_ops *ops, const struct quota_req *q, const char *rid
 
 	memset(r, 0, sizeof(*r));
 	draw_req_copy(&h, q);
-	if ((ld = conn(ops, &h, NULL, e)) == NULL)
+	if ((ld = conn(ops, &h, NULL, DRAW_CHARGE, e)) == NULL)	/* a read: anywhere */
 		return -1;
 	rc = ops->seen(ld, &h, rid, hold, amount, r, e);
 	ops->put(ld, e->code == ERR_UNAVAILABLE);
@@ -295,6 +300,7 @@ quota_write(LDAP *ld, const struct quota_req *q, const struct draw_req *d,
 }
 
 const struct draw_ops draw_ldap = {
-	ldpool_get_home, ldpool_is_home, ldpool_put, snap_pools, quota_seen, quota_write,
-	snap_usage, quota_refundable,
+	.get_home = ldpool_get_home, .get_at_home = ldpool_get_at_home,
+	.is_home = ldpool_is_home, .put = ldpool_put, .pools = snap_pools, .seen = quota_seen,
+	.write = quota_write, .usage = snap_usage, .refundable = quota_refundable,
 };

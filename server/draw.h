@@ -61,6 +61,8 @@ struct draw_pool {
 /* What draw needs from below; draw_ldap is privd's, the unit tests bring theirs. */
 struct draw_ops {
 	int (*get_home)(const char *holder, LDAP **ld, struct err *e);
+	/* never away from home (ldpool.h); NULL: get_home */
+	int (*get_at_home)(const char *holder, LDAP **ld, struct err *e);
 	int (*is_home)(LDAP *ld, const char *holder);
 	void (*put)(LDAP *ld, int broken);
 	/* the pools q's account may draw on for q's quota; *out malloc'd */

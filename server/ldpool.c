@@ -482,8 +482,10 @@ note_out(LDAP *ld, size_t p)
 		}
 }
 
-int
-ldpool_get_home(const char *key, LDAP **ld, struct err *e)
+/* A connection for key's writes; away: to another provider when home is
+ * unreachable (ldap.away_allowance). */
+static int
+get(const char *key, int away, LDAP **ld, struct err *e)
 {
 	struct timespec until;
 	size_t h, k, p, tries;
@@ -507,7 +509,7 @@ ldpool_get_home(const char *key, LDAP **ld, struct err *e)
 	/* an account's writes go nowhere but home unless the site allows
 	 * some away from it (ldap.away_allowance): two providers that both
 	 * take one account's charges each check its limit alone */
-	tries = key && nprov > 1 && cfg->away_allowance == 0 ? 1 : nprov;
+	tries = key && nprov > 1 && !away ? 1 : nprov;
 	if (key && !atomic_load(&ordered))
 		learn_missing();
 	if (key && !atomic_load(&ordered))
@@ -558,12 +560,25 @@ ldpool_get_home(const char *key, LDAP **ld, struct err *e)
 		    "until every provider of ldap.write_uri has answered once");
 	if (tries < nprov)
 		return err_set(e, ERR_UNAVAILABLE, 0, NULL, "the home provider of %s (%s) is "
-		    "unreachable or catching up; its writes wait for it (ldap.away_allowance: 0)",
-		    key, prov[canon[h]].uri);
+		    "unreachable or catching up; its writes wait for it (%s)", key,
+		    prov[canon[h]].uri, cfg->away_allowance == 0 ? "ldap.away_allowance: 0" :
+		    "only charges and holds go elsewhere, within ldap.away_allowance");
 	if (rc == 0 || e->code == ERR_NONE)
 		return err_set(e, ERR_UNAVAILABLE, 0, NULL, "LDAP unavailable: %s did not answer "
 		    "within %d s just now", nprov > 1 ? "no provider" : "it", cfg->ldap_timeout_s);
 	return -1;
+}
+
+int
+ldpool_get_home(const char *key, LDAP **ld, struct err *e)
+{
+	return get(key, cfg->away_allowance > 0, ld, e);
+}
+
+int
+ldpool_get_at_home(const char *key, LDAP **ld, struct err *e)
+{
+	return get(key, 0, ld, e);
 }
 
 int

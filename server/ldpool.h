@@ -28,6 +28,10 @@ void ldpool_free(void);
  * can be reached.
  */
 int ldpool_get_home(const char *key, LDAP **ld, struct err *e);
+/* As ldpool_get_home, never away from home: every write of key but a
+ * charge or hold (refunds, settles, credits, top-ups, voucher claims,
+ * sessions), whose swaps two providers must not take at once. */
+int ldpool_get_at_home(const char *key, LDAP **ld, struct err *e);
 /*
  * With several providers: learns each one's server id (probe.h) and
  * counts homes in their order, so every privd agrees whatever names or

@@ -19,6 +19,7 @@
 #include "dirconf.h"
 #include "holds.h"
 #include "mend.h"
+#include "merge.h"
 #include "modeltest.h"
 #include "http.h"
 #include "routes.h"
@@ -248,15 +249,17 @@ check_one_directory(const struct cfg *c, const char *uri, int fix, struct strmap
 
 	/* segments on a connection of their own: the paged search keeps its place */
 	if (uri != NULL) {
-		if (ldapc_open_uri(c, uri, &ld, e) != 0 || ldapc_open_uri(c, uri, &seg_ld, e) != 0)
+		if (ldapc_open_uri(c, uri, &ld, e) != 0 || ldapc_open_uri(c, uri, &seg_ld, e) != 0 ||
+		    (fix && ldapc_open_uri(c, uri, &wld, e) != 0))
 			goto done;
 	} else if ((fix ? ldapc_open_write : ldapc_open)(c, NULL, NULL, &ld, e) != 0 ||
 	    (fix ? ldapc_open_write : ldapc_open)(c, NULL, NULL, &seg_ld, e) != 0 ||
 	    (fix && ldapc_open_write(c, NULL, NULL, &wld, e) != 0))
 		goto done;
-	n = ledger_check(ld, seg_ld, wld, c, stdout, digests, e);
-	if (n > 0 && fix)
-		n = ledger_check(ld, seg_ld, NULL, c, stdout, NULL, e);
+	/* with --repair, what the compare sees is the check after it */
+	n = ledger_check(ld, seg_ld, wld, c, stdout, fix ? NULL : digests, e);
+	if (n >= 0 && fix && (n > 0 || digests != NULL))
+		n = ledger_check(ld, seg_ld, NULL, c, stdout, digests, e);
 done:
 	ldapc_close(wld);
 	ldapc_close(seg_ld);
@@ -268,16 +271,17 @@ done:
  * privd --check-ledger [--repair]: exit 0 when every counter matches its
  * ledger. With several providers in ldap.write_uri, each is checked and
  * then compared with the first: every usage entry one lacks, or holds with
- * other counters or another ledger, is named. With --repair, on the first
- * write provider: counters that differ from their ledgers are set to what
- * the ledgers say, then it checks again.
+ * other counters or another ledger, is named. With --repair: with several
+ * providers, first each is given the ledger values another holds and it
+ * lacks (merge.h); then on each, counters that differ from their ledgers
+ * are set to what the ledgers say, and it checks again.
  */
 static int
 run_check_ledger(const struct cfg *c, int fix)
 {
 	const char *uris[CFG_PROVIDERS_MAX];
 	struct strmap d[CFG_PROVIDERS_MAX];
-	char *copy = c->write_uri && !fix ? strdup(c->write_uri) : NULL;
+	char *copy = c->write_uri ? strdup(c->write_uri) : NULL;
 	size_t np = copy ? ldpool_split(copy, uris) : 0, i;
 	int n = 0, rc = 0, down = 0;
 	struct err e;
@@ -292,11 +296,22 @@ run_check_ledger(const struct cfg *c, int fix)
 		}
 		return n == 0 ? 0 : 1;
 	}
+	if (fix) {
+		printf("merging the ledgers of %zu providers:\n", np);
+		if ((n = merge_ledgers(c, uris, np, stdout, &e)) < 0) {
+			fprintf(stderr, "privd: check-ledger: %s\n", e.msg);
+			free(copy);
+			return 3;
+		}
+		printf("%s: ledgers merged, %d entr%s not\n", n ? "FAILED" : "ok", n,
+		    n == 1 ? "y" : "ies");
+		rc += n;
+	}
 	for (i = 0; i < np; i++) {
 		strmap_init(&d[i]);
 		printf("provider %s:\n", uris[i]);
 		memset(&e, 0, sizeof(e));
-		if ((n = check_one_directory(c, uris[i], 0, &d[i], &e)) < 0) {
+		if ((n = check_one_directory(c, uris[i], fix, &d[i], &e)) < 0) {
 			fprintf(stderr, "privd: check-ledger: %s: %s\n", uris[i], e.msg);
 			down = 1;
 		} else

@@ -149,36 +149,11 @@ read_entry(LDAP *ld, const char *dn, struct state *s)
 	return 1;
 }
 
-/* The values of a that b lacks (borrowed), NULL-terminated; NULL when out of memory. */
-static char **
-lacking(char **a, char **b)
-{
-	size_t n = 0, i, k;
-	char **out = calloc(strv_len(a) + 1, sizeof(char *));
-
-	for (i = 0; out && a[i]; i++) {
-		for (k = 0; b[k] && strcmp(a[i], b[k]) != 0; k++)
-			;
-		if (b[k] == NULL)
-			out[n++] = a[i];
-	}
-	return out;
-}
-
-/* Whether a and b hold the same values: 1, 0, -1 when out of memory. */
+/* Whether a and b hold the same values. */
 static int
 same_values(char **a, char **b)
 {
-	char **x;
-	int same;
-
-	if (strv_len(a) != strv_len(b))
-		return 0;
-	if ((x = lacking(a, b)) == NULL)
-		return -1;
-	same = x[0] == NULL;
-	free(x);
-	return same;
+	return strv_same(a, strv_len(a), b, strv_len(b));
 }
 
 /* Whether two reads of one entry found it the same: 1, 0 (or out of memory). */
@@ -277,8 +252,8 @@ mend_one(const struct state *h, LDAP *peer, const char *peer_uri, const char *dn
 		goto done;
 	}
 	for (i = 0; i < NSETS; i++) {
-		if ((add[i] = lacking(h->v[i], p.v[i])) == NULL ||
-		    (drop[i] = lacking(p.v[i], h->v[i])) == NULL) {
+		if ((add[i] = strv_lacking(h->v[i], p.v[i])) == NULL ||
+		    (drop[i] = strv_lacking(p.v[i], h->v[i])) == NULL) {
 			out = MEND_LATER;
 			goto done;
 		}

@@ -243,7 +243,7 @@ quota_expire(LDAP *ld, const struct cfg *c, time_t now, int max, struct err *e)
 			/* with several providers, through the account's home one,
 			 * where its commit would go: the two cannot then both land */
 			memset(&he, 0, sizeof(he));
-			if (!ldpool_is_home(ld, uid) && ldpool_get_home(uid, &w, &he) != 0) {
+			if (!ldpool_is_home(ld, uid) && ldpool_get_at_home(uid, &w, &he) != 0) {
 				log_warn("quota: expired hold %s of %s waits: %s", hid, dn, he.msg);
 				continue;
 			}

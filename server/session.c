@@ -540,7 +540,7 @@ session_expire(LDAP *ld, const struct cfg *c, time_t now, int max, struct err *e
 				st.vals[i] = strndup(v[i]->bv_val, v[i]->bv_len);
 			/* with several providers, through the account's home one */
 			if (dn_usage(dn, root, uid, name) == 0 && !ldpool_is_home(ld, uid) &&
-			    ldpool_get_home(uid, &w, &he) != 0)
+			    ldpool_get_at_home(uid, &w, &he) != 0)
 				log_warn("session: expired sessions of %s wait: %s", uid, he.msg);
 			else {
 				n += reap(w, dn, &st, now, "");

@@ -74,6 +74,21 @@ strv_same(char *const *a, size_t na, char *const *b, size_t nb)
 	return 1;
 }
 
+char **
+strv_lacking(char *const *a, char *const *b)
+{
+	size_t n = 0, i, k;
+	char **out = calloc(strv_len(a) + 1, sizeof(char *));
+
+	for (i = 0; out && a && a[i]; i++) {
+		for (k = 0; b && b[k] && strcmp(a[i], b[k]) != 0; k++)
+			;
+		if (b == NULL || b[k] == NULL)
+			out[n++] = a[i];
+	}
+	return out;
+}
+
 char *
 strv_keyed(char *const *v, const char *key)
 {

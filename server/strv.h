@@ -18,5 +18,8 @@ size_t strv_len(char *const *v);
 char *strv_keyed(char *const *v, const char *key);
 /* Whether a and b hold the same strings, in any order (no duplicates). */
 int strv_same(char *const *a, size_t na, char *const *b, size_t nb);
+/* The strings of a that b lacks (borrowed from a), NULL-terminated; free
+ * the array alone. NULL when out of memory. */
+char **strv_lacking(char *const *a, char *const *b);
 
 #endif

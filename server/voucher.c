@@ -295,7 +295,7 @@ voucher_redeem(const struct cfg *c, const char *code, const char *uid, const cha
 		err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");
 		goto done;
 	}
-	if (ldpool_get_home(HOME_KEY, &ld, e) != 0) {
+	if (ldpool_get_at_home(HOME_KEY, &ld, e) != 0) {
 		ld = NULL;
 		goto done;
 	}

@@ -153,7 +153,8 @@ f_write(LDAP *ld, const struct quota_req *q, const struct draw_req *d, struct qu
 }
 
 static const struct draw_ops ops = {
-	f_get_home, f_is_home, f_put, f_pools, f_seen, f_write, NULL, NULL,
+	.get_home = f_get_home, .is_home = f_is_home, .put = f_put, .pools = f_pools,
+	.seen = f_seen, .write = f_write,
 };
 
 static void

@@ -240,7 +240,8 @@ g_refundable(LDAP *ld, const struct quota_req *q, const char *charge_id, long lo
 }
 
 static const struct draw_ops ops = {
-	g_home, g_is_home, g_put, g_pools, g_seen, g_write, g_usage, g_refundable,
+	.get_home = g_home, .is_home = g_is_home, .put = g_put, .pools = g_pools,
+	.seen = g_seen, .write = g_write, .usage = g_usage, .refundable = g_refundable,
 };
 
 static struct quota_req q;

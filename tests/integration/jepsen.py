@@ -28,6 +28,7 @@
 import hashlib
 import http.client
 import json
+import os
 import random
 import subprocess
 import sys
@@ -239,6 +240,7 @@ class View:
     """One provider's entries of one account."""
 
     def __init__(self, url, acct):
+        self.url = url
         self.entries = ldif(url, "uid=%s,ou=usage,%s" % (acct, BASE))
         self.usage, self.ledger, self.sessions = {}, {}, None
         segs = {}
@@ -302,7 +304,17 @@ def expected_money(ops):
     return got
 
 
+def say(counts, what, n, why):
+    """Counts n of what; says why on stderr (the round's details)."""
+    if n:
+        counts[what] += n
+        print("jepsen.py: %s %d: %s" % (what, n, why), file=sys.stderr)
+
+
 def check(out, limit, vfile, urls, accounts):
+    # allow mode (ldap.away_allowance N): each privd that cannot reach the
+    # home may take N of each quota beyond it (doc/replication.md)
+    slack = int(os.environ.get("SLACK", "0"))
     ops = [json.loads(line) for line in open(out) if line.strip()]
     counts = {"answered": 0, "lost": 0, "double": 0, "counter": 0, "diverged": 0,
               "over": 0, "created": 0, "short": 0, "voucher": 0, "unanswered": 0}
@@ -316,41 +328,43 @@ def check(out, limit, vfile, urls, accounts):
         for v in views:
             for o in mine:
                 if o["op"] in WHERE and not v.has(WHERE[o["op"]], o["id"]):
-                    counts["lost"] += 1
+                    say(counts, "lost", 1, "%s %s %s" % (o["op"], o["id"], v.url))
             # sessions: what was opened and never closed is open, the rest gone
             open_ids = set()
             if v.sessions:
                 open_ids = {s.split()[0] for s in v.sessions.get("privSession", [])}
                 if num(v.sessions, "privUsed") != len(open_ids):
-                    counts["counter"] += 1
-                counts["over"] += max(0, len(open_ids) - 3)
+                    say(counts, "counter", 1, "sessions of %s at %s" % (acct, v.url))
+                say(counts, "over", max(0, len(open_ids) - 3), "sessions of " + acct)
             for o in mine:
                 sid = o["ans"].get("session_id", o["id"])
                 if o["op"] == "open" and sid not in closed and sid not in open_ids:
-                    counts["lost"] += 1
+                    say(counts, "lost", 1, "open %s %s" % (sid, v.url))
                 if o["op"] == "close" and o["id"] in open_ids:
-                    counts["lost"] += 1
+                    say(counts, "lost", 1, "close %s %s" % (o["id"], v.url))
             for dn, les in v.ledger.items():
                 seen = {}
                 for j in les:
                     seen[(j["id"], j["kind"])] = seen.get((j["id"], j["kind"]), 0) + 1
-                counts["double"] += sum(1 for n in seen.values() if n > 1)
+                say(counts, "double", sum(1 for n in seen.values() if n > 1), dn)
                 e = v.usage[dn]
                 charged = sum(j["amount"] for j in les if j["kind"] == "charge")
                 if dn.startswith("cn=" + PAGES + "@") and num(e, "privUsed") != charged:
-                    counts["counter"] += 1
+                    say(counts, "counter", 1, "%s at %s" % (dn, v.url))
                 if dn.startswith("cn=" + MONEY + "@paid"):
                     topped = sum(j["amount"] for j in les if j["kind"] == "topup")
-                    counts["over"] += max(0, num(e, "privUsed") + num(e, "privHeld") - topped)
+                    say(counts, "over", max(0, num(e, "privUsed") + num(e, "privHeld") -
+                                            topped - slack), "%s at %s" % (dn, v.url))
                 elif dn.startswith("cn=" + MONEY + "@"):
-                    counts["over"] += max(0, num(e, "privUsed") + num(e, "privHeld") -
-                                          100 - num(e, "privCredit"))
+                    say(counts, "over", max(0, num(e, "privUsed") + num(e, "privHeld") - 100 -
+                                            num(e, "privCredit") - slack), "%s at %s" % (dn, v.url))
             money, pages = v.balance()
-            counts["over"] += max(0, pages - limit)
+            say(counts, "over", max(0, pages - limit - slack), "pages of %s at %s" % (acct, v.url))
             d = money - want.get(acct, 0)
-            counts["created" if d > 0 else "short"] += abs(d)
+            say(counts, "created" if d > 0 else "short", abs(d),
+                "money of %s at %s: %d, the answers say %d" % (acct, v.url, money, want.get(acct, 0)))
         if views[0].key() != views[1].key():
-            counts["diverged"] += 1
+            say(counts, "diverged", 1, acct)
     # vouchers: one claim, one top-up, to the account that was answered
     for code in open(vfile).read().split():
         h = hashlib.sha256(code.replace("-", "").upper().encode()).hexdigest()
@@ -365,11 +379,11 @@ def check(out, limit, vfile, urls, accounts):
             # the top-up's request id: "voucher:" and half the hash (voucher.c)
             paid = [a for a in accounts if View(u, a).has("topup", "voucher:" + h[:32])]
             if len(claims) > 1 or len(paid) > 1 or len(won) > 1:
-                counts["voucher"] += 1
+                say(counts, "voucher", 1, "%s: claims %s, paid %s, won %s" % (code, claims, paid, won))
             if won and (claims != won[:1] or paid != won[:1]):
-                counts["lost"] += 1
+                say(counts, "lost", 1, "voucher %s: claims %s, paid %s, won %s" % (code, claims, paid, won))
         if keys[0] != keys[1]:
-            counts["diverged"] += 1
+            say(counts, "diverged", 1, "voucher " + code)
     print(json.dumps(counts, sort_keys=True))
 
 

@@ -26,6 +26,13 @@
 # --check-ledger on each. Every count must be 0. ROUNDS rounds per fault
 # (5; `make torture` runs 50).
 #
+# Then allow mode (ldap.away_allowance AWAY, 5; doc/replication.md): both
+# privd restarted with it, AWAY_ROUNDS rounds (2; torture 50) of each of
+# AWAY_FAULTS (partition, kill-provider). The checker then allows AWAY of
+# each wallet over its limit for each privd, and privd --check-ledger
+# --repair with both providers runs before the counts, as the operator does
+# after an outage.
+#
 # Needs root (ip netns); run by `make check`.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -65,6 +72,9 @@ trap cleanup EXIT
 # dev.yaml without entitlements: their writes would count among the
 # charges' (writes taken by provider); test_entitlements.c covers them
 sed 's/, publish: \[groups, attribute\]//' config/dev.yaml > "$dir/dev.yaml"
+AWAY=${AWAY:-5}
+AWAY_ROUNDS=${AWAY_ROUNDS:-2}
+AWAY_FAULTS=${AWAY_FAULTS:-partition kill-provider}
 trap "exit 1" INT TERM
 fail() {
 	echo "jepsen.sh: $*" >&2
@@ -138,20 +148,20 @@ done
 for i in 0 1; do wait_for "privd $i" 300 up "${U[$i]}"; done
 
 # --- the model: LIMIT pages a term for every account of the rounds
-all=$(echo $FAULTS | wc -w)
+all=$(( $(echo $FAULTS | wc -w) * ROUNDS + $(echo $AWAY_FAULTS | wc -w) * AWAY_ROUNDS ))
 {
 	echo "reasons: { test: { capped: {} } }"
 	echo "organisations: { lab: {} }"
 	echo "grants:"
 	echo "  \"test/capped@\": { print.pages: $LIMIT, print.balance: 100, login.max_sessions: 3 }"
 	echo "accounts:"
-	for ((r = 1; r <= ROUNDS * all; r++)); do
+	for ((r = 1; r <= all; r++)); do
 		for ((a = 1; a <= ACCTS; a++)); do echo "  j${r}x$a: [test/capped@lab]"; done
 	done
 } > "$dir/model.yaml"
 curl -sf -H 'Authorization: Bearer dev-admin-5be71f0a48' --data-binary @"$dir/model.yaml" \
 	"${U[0]}/v1/import" > /dev/null || fail "the import of the model failed"
-has() { curl -sf -H 'Authorization: Bearer dev-read-4d1c8e27b9' "$1/v1/accounts/j$((ROUNDS * all))x$ACCTS/privileges"; }
+has() { curl -sf -H 'Authorization: Bearer dev-read-4d1c8e27b9' "$1/v1/accounts/j${all}x$ACCTS/privileges"; }
 for i in 0 1; do wait_for "the model at privd $i" 300 has "${U[$i]}"; done
 
 # --- the faults
@@ -200,37 +210,63 @@ same() {
 
 r=0 bad=0
 : > "$results"
-for kind in $FAULTS; do
-	for ((k = 1; k <= ROUNDS; k++)); do
-		r=$((r + 1))
-		accts=$(seq -f "j${r}x%g" 1 $ACCTS | paste -sd,)
-		python3 tests/integration/jepsen.py vouchers "$dir/codes" "${U[$((r % 2))]}" $VOUCHERS ||
-			fail "round $r: making vouchers failed"
-		fault "$kind" > "$dir/fault" &
-		fpid=$!
-		t0=$(date +%s.%N)
-		python3 tests/integration/jepsen.py run "$dir/out" "${U[0]}" "${U[1]}" "r$r" \
-			"$accts" $STEPS "$dir/codes" || fail "round $r: the clients failed"
-		wait $fpid || fail "round $r: the fault ($kind) failed"
-		t1=$(date +%s.%N)
-		for i in 0 1; do wait_for "privd $i after the round" 300 up "${U[$i]}"; done
-		# convergence: 60 s at most, then the counts say what differs
-		for ((w = 0; w < 600; w++)); do same ${accts//,/ } && break; sleep 0.1; done
-		counts=$(python3 tests/integration/jepsen.py check "$dir/out" $LIMIT "$dir/codes" \
-			"${L[0]}" "${L[1]}" ${accts//,/ }) || fail "round $r: the checker failed"
-		cl=0	# providers where --check-ledger finds a fault
-		for i in 0 1; do
-			"$PRIVD" -c config/dev.yaml -L "${L[$i]}" --check-ledger > "$dir/check$i.out" 2>&1 ||
-				{ cl=$((cl + 1)); cat "$dir/check$i.out" >&2; }
+mode=default
+export SLACK=0
+rounds() {	# FAULTS ROUNDS
+	local kind k
+	for kind in $1; do
+		for ((k = 1; k <= $2; k++)); do
+			r=$((r + 1))
+			accts=$(seq -f "j${r}x%g" 1 $ACCTS | paste -sd,)
+			python3 tests/integration/jepsen.py vouchers "$dir/codes" "${U[$((r % 2))]}" $VOUCHERS ||
+				fail "round $r: making vouchers failed"
+			fault "$kind" > "$dir/fault" &
+			fpid=$!
+			t0=$(date +%s.%N)
+			python3 tests/integration/jepsen.py run "$dir/out" "${U[0]}" "${U[1]}" "r$r" \
+				"$accts" $STEPS "$dir/codes" || fail "round $r: the clients failed"
+			wait $fpid || fail "round $r: the fault ($kind) failed"
+			t1=$(date +%s.%N)
+			for i in 0 1; do wait_for "privd $i after the round" 300 up "${U[$i]}"; done
+			# convergence: 60 s at most, then the counts say what differs
+			for ((w = 0; w < 600; w++)); do same ${accts//,/ } && break; sleep 0.1; done
+			if [ "$mode" = allow ]; then
+				"$PRIVD" -c config/dev.yaml -W "${L[0]} ${L[1]}" --check-ledger --repair \
+					> "$dir/repair.out" 2>&1 || true
+				cat "$dir/repair.out" >> "$dir/repairs"
+				for ((w = 0; w < 600; w++)); do same ${accts//,/ } && break; sleep 0.1; done
+			fi
+			counts=$(python3 tests/integration/jepsen.py check "$dir/out" $LIMIT "$dir/codes" \
+				"${L[0]}" "${L[1]}" ${accts//,/ }) || fail "round $r: the checker failed"
+			cl=0	# providers where --check-ledger finds a fault
+			for i in 0 1; do
+				"$PRIVD" -c config/dev.yaml -L "${L[$i]}" --check-ledger > "$dir/check$i.out" 2>&1 ||
+					{ cl=$((cl + 1)); cat "$dir/check$i.out" >&2; }
+			done
+			# what mend made the same on a peer (server/mend.c), so far
+			mended=$(cat "$dir"/privd?.log | grep -c -e '^.*mend: .*made as home' -e 'mend: .* is absent at' || true)
+			# and what --repair merged (allow mode), so far
+			merged=$(grep -c ' added at ' "$dir/repairs" 2>/dev/null || true)
+			line=$(printf 'round %d %s%s (%.1f s): %s check-ledger %d mended %d merged %d' "$r" \
+				"$(cat "$dir/fault")" "$([ $mode = allow ] && echo ", allow mode")" "$(awk "BEGIN { print $t1 - $t0 }")" "$counts" "$cl" "$mended" \
+				"${merged:-0}")
+			echo "jepsen.sh: $line"
+			echo "$line" >> "$results"
+			echo "$counts" | python3 -c 'import json,sys; c=json.load(sys.stdin); sys.exit(any(c[k] for k in ("lost","double","counter","diverged","over","created","short","voucher","unanswered")))' &&
+				[ "$cl" = 0 ] || { bad=$((bad + 1)); [ -z "${KEEP_GOING:-}" ] && fail "round $r: $line"; }
 		done
-		line=$(printf 'round %d %s (%.1f s): %s check-ledger %d' "$r" "$(cat "$dir/fault")" \
-			"$(awk "BEGIN { print $t1 - $t0 }")" "$counts" "$cl")
-		echo "jepsen.sh: $line"
-		echo "$line" >> "$results"
-		echo "$counts" | python3 -c 'import json,sys; c=json.load(sys.stdin); sys.exit(any(c[k] for k in ("lost","double","counter","diverged","over","created","short","voucher","unanswered")))' &&
-			[ "$cl" = 0 ] || { bad=$((bad + 1)); [ -z "${KEEP_GOING:-}" ] && fail "round $r: $line"; }
 	done
-done
+}
+rounds "$FAULTS" "$ROUNDS"
+if [ "$AWAY_ROUNDS" -gt 0 ]; then
+	# allow mode: both privd again, with ldap.away_allowance
+	sed -i "s/^ldap:\$/ldap:\n  away_allowance: $AWAY/" "$dir/dev.yaml"
+	grep -q "away_allowance: $AWAY" "$dir/dev.yaml" || fail "cannot set away_allowance"
+	for i in 0 1; do kill9 "$dir/privd$i.pid"; start_privd $i; done
+	for i in 0 1; do wait_for "privd $i in allow mode" 300 up "${U[$i]}"; done
+	mode=allow SLACK=$((AWAY * 2))	# two privd
+	rounds "$AWAY_FAULTS" "$AWAY_ROUNDS"
+fi
 [ "$bad" = 0 ] || fail "$bad of $r rounds had faults (see above)"
-echo "jepsen.sh: $r rounds ($FAULTS, $ROUNDS each): lost 0, double 0, counters equal ledgers, providers equal, no overspend, --check-ledger clean"
+echo "jepsen.sh: $r rounds ($FAULTS, $ROUNDS each; allow mode: $AWAY_FAULTS, $AWAY_ROUNDS each): lost 0, double 0, counters equal ledgers, providers equal, no overspend, no money created, no voucher paid twice, --check-ledger clean"
 [ -z "${RESULTS:-}" ] || cp "$results" "$RESULTS"
