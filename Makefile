@@ -151,6 +151,7 @@ integration: $(PRIVD) $(PRIVCTL) $(PRIVCUPS) $(PAMMOD) $(INTEG_BIN) $(B)/bench/p
 check:
 	@deploy/deps.sh
 	@tests/docmap.sh
+	@tests/layers.sh
 	@$(MAKE) --no-print-directory -j2 all tests
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory integration

@@ -525,11 +525,11 @@ dispatch(struct req *r, const char *url, struct conn_ctx *cx)
 		*slash = '\0';
 		p = slash + 1;
 	}
-	reqpath_join_cell(r);
+	reqpath_join_cell(r->part, &r->nparts);
 	if (r->nparts == 2 && strcmp(r->part[0], "ui") == 0 && r->part[1][0] == '\0')
 		r->nparts = 1;	/* /ui/: the page itself */
 	for (i = 0; i < nroutes; i++) {
-		if (!reqpath_match(routes[i].path, r))
+		if (!reqpath_match(routes[i].path, r->part, r->nparts))
 			continue;
 		path_match = i;
 		if (strcmp(routes[i].method, r->method) == 0)
