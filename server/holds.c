@@ -5,10 +5,7 @@
  * Expiry is judged by the directory's clock (skew.h): a privd whose clock
  * is off by more than SKEW_BOUND_S expires nothing until it is set right.
  */
-#include <pthread.h>
-#include <stdatomic.h>
 #include <string.h>
-#include <time.h>
 
 #include "holds.h"
 #include "ldpool.h"
@@ -18,22 +15,19 @@
 #include "quota.h"
 #include "session.h"
 #include "skew.h"
+#include "worker.h"
 
 static const struct cfg *cfg;
-static pthread_t thread;
-static atomic_int stopping;
-static int started;
+static struct worker w = WORKER_INIT;
 
-static void *
-run(void *arg)
+static void
+run(struct worker *self)
 {
-	(void)arg;
-	while (!atomic_load(&stopping)) {
-		struct timespec pause = { 0, 100 * 1000000L };
+	do {
 		struct err e;
 		LDAP *ld;
 		double off, age;
-		int i, n;
+		int n;
 
 		memset(&e, 0, sizeof(e));
 		if (ldpool_get(&ld, &e) == 0) {
@@ -50,41 +44,30 @@ run(void *arg)
 				do
 					n = quota_expire(ld, cfg, skew_directory_time(period_now()),
 					    100, &e);
-				while (n == 100 && !atomic_load(&stopping));
+				while (n == 100 && !worker_stopping(self));
 				if (n >= 0) {
 					do
 						n = session_expire(ld, cfg,
 						    skew_directory_time(period_now()), 100, &e);
-					while (n == 100 && !atomic_load(&stopping));
+					while (n == 100 && !worker_stopping(self));
 				}
 			}
 			ldpool_put(ld, n < 0 && e.code == ERR_UNAVAILABLE);
 			if (n < 0)
 				log_debug("holds: cannot expire holds: %s", e.msg);
 		}
-		for (i = 0; i < 10 && !atomic_load(&stopping); i++)
-			nanosleep(&pause, NULL);
-	}
-	return NULL;
+	} while (!worker_sleep(self, 1000));
 }
 
 int
 holds_start(const struct cfg *c)
 {
 	cfg = c;
-	atomic_store(&stopping, 0);
-	if (pthread_create(&thread, NULL, run, NULL) != 0)
-		return -1;
-	started = 1;
-	return 0;
+	return worker_start(&w, run);
 }
 
 void
 holds_stop(void)
 {
-	if (!started)
-		return;
-	atomic_store(&stopping, 1);
-	pthread_join(thread, NULL);
-	started = 0;
+	worker_stop(&w);
 }

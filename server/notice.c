@@ -608,24 +608,6 @@ digest_message(const char *key)
 	}
 }
 
-/* Swaps the state of the notice at dn from old to new: 0, or the LDAP result. */
-static int
-swap(LDAP *ld, const char *dn, const char *old, const char *new)
-{
-	struct wop o;
-	int rc;
-
-	memset(&o, 0, sizeof(o));
-	o.dn = dn;
-	if (wop_mod(&o, LDAP_MOD_DELETE, "privNoticeState", "%s", old) != 0 ||
-	    wop_mod(&o, LDAP_MOD_ADD, "privNoticeState", "%s", new) != 0)
-		rc = LDAP_NO_MEMORY;
-	else
-		rc = wop_run(ld, &o);
-	wop_free(&o);
-	return rc;
-}
-
 /*
  * Sends the notice of key, which this privd holds with state held (a
  * "claimed ME UNTIL" value), and records what came of it. tries: how many
@@ -673,7 +655,7 @@ send_key(LDAP *ld, const char *key, const char *held, int tries)
 		snprintf(state, sizeof(state), "sent %s", now);
 		log_info("notice: %s sent", key);
 	}
-	if ((rc = swap(ld, dn, held, state)) != LDAP_SUCCESS)
+	if ((rc = wop_swap_value(ld, dn, "privNoticeState", held, state)) != LDAP_SUCCESS)
 		log_warn("notice: %s: cannot record '%s': %s", key, state, ldap_err2string(rc));
 	goto done;
 failed:
@@ -685,7 +667,7 @@ failed:
 		gt(time(NULL) + (wait > 3600 ? 3600 : wait), until);
 		snprintf(state, sizeof(state), "retry %d %s", tries + 1, until);
 		log_warn("notice: %s not sent (%s); %s", key, why, state);
-		if ((rc = swap(ld, dn, held, state)) != LDAP_SUCCESS)
+		if ((rc = wop_swap_value(ld, dn, "privNoticeState", held, state)) != LDAP_SUCCESS)
 			log_warn("notice: %s: cannot record '%s': %s", key, state,
 			    ldap_err2string(rc));
 	}
@@ -755,7 +737,7 @@ sweep(LDAP *ld)
 		snprintf(mine, sizeof(mine), "claimed %s %s", me, until);
 		if ((dn = ldap_get_dn(ld, m)) == NULL)
 			continue;
-		if (swap(ld, dn, st, mine) == LDAP_SUCCESS) {
+		if (wop_swap_value(ld, dn, "privNoticeState", st, mine) == LDAP_SUCCESS) {
 			log_info("notice: took over %s (%s)", key, st);
 			send_key(ld, key, mine, tries);
 			n++;

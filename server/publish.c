@@ -69,28 +69,6 @@ ensure_container(LDAP *ld)
 }
 
 /*
- * Moves the lease's holder value from old to new in one modify, as notices
- * move their state: the delete of old fails (LDAP_NO_SUCH_ATTRIBUTE) when
- * another privd changed it since it was read. The LDAP result.
- */
-static int
-swap_holder(LDAP *ld, const char *old, const char *new)
-{
-	struct wop o;
-	int rc;
-
-	memset(&o, 0, sizeof(o));
-	o.dn = lease_dn;
-	if (wop_mod(&o, LDAP_MOD_DELETE, "privLeaseHolder", "%s", old) != 0 ||
-	    wop_mod(&o, LDAP_MOD_ADD, "privLeaseHolder", "%s", new) != 0)
-		rc = LDAP_NO_MEMORY;
-	else
-		rc = wop_run(ld, &o);
-	wop_free(&o);
-	return rc;
-}
-
-/*
  * Takes the lease when it is free or lapsed, or renews ours: 1 holding it,
  * 0 another privd does, -1 the directory did not answer.
  */
@@ -121,7 +99,7 @@ lease(LDAP *ld, time_t now)
 		if (strcmp(who, me) != 0 && until >= (long long)now)
 			return 0;
 		/* ours, or lapsed: swap it, if it is still what we read */
-		rc = swap_holder(ld, cur, want);
+		rc = wop_swap_value(ld, lease_dn, "privLeaseHolder", cur, want);
 		if (rc == LDAP_SUCCESS)
 			return 1;
 		if (rc == LDAP_NO_SUCH_ATTRIBUTE)
@@ -158,7 +136,7 @@ release(LDAP *ld)
 
 	snprintf(held, sizeof(held), "%s %lld", me, (long long)lease_until);
 	snprintf(none, sizeof(none), "%s 0", me);
-	swap_holder(ld, held, none);
+	wop_swap_value(ld, lease_dn, "privLeaseHolder", held, none);
 }
 
 /* --- reading what the directory holds --- */

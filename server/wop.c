@@ -167,6 +167,23 @@ wop_run(LDAP *ld, struct wop *o)
 	return rc;
 }
 
+int
+wop_swap_value(LDAP *ld, const char *dn, const char *attr, const char *old, const char *new)
+{
+	struct wop o;
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	o.dn = dn;
+	if (wop_mod(&o, LDAP_MOD_DELETE, attr, "%s", old) != 0 ||
+	    wop_mod(&o, LDAP_MOD_ADD, attr, "%s", new) != 0)
+		rc = LDAP_NO_MEMORY;
+	else
+		rc = wop_run(ld, &o);
+	wop_free(&o);
+	return rc;
+}
+
 static void (*_Atomic doubt)(LDAP *, const char *);
 
 void

@@ -43,6 +43,11 @@ int wop_mod(struct wop *o, int op, const char *type, const char *fmt, ...)
  * LDAP_NO_SUCH_ATTRIBUTE when the counter is no longer old. -1 when full.
  */
 int wop_swap(struct wop *o, const char *type, long long old, long long new);
+/* Moves a state value of dn's attr from old to new in one modify: the
+ * delete of old fails (LDAP_NO_SUCH_ATTRIBUTE) when another writer
+ * changed it since it was read. The LDAP result code. */
+int wop_swap_value(LDAP *ld, const char *dn, const char *attr, const char *old,
+    const char *new);
 /* Sends the modify: the LDAP result code. */
 int wop_run(LDAP *ld, struct wop *o);
 /*

@@ -56,3 +56,14 @@ worker_sleep(struct worker *w, long ms)
 	pthread_mutex_unlock(&w->lock);
 	return quit;
 }
+
+int
+worker_stopping(struct worker *w)
+{
+	int quit;
+
+	pthread_mutex_lock(&w->lock);
+	quit = w->quit;
+	pthread_mutex_unlock(&w->lock);
+	return quit;
+}

@@ -1,6 +1,6 @@
 /*
  * worker.h - a background thread that works, sleeps, and stops when told:
- * the connection reaper and the ledger retention pass. Stopping wakes it
+ * the connection reaper, the ledger retention pass, hold expiry, mend. Stopping wakes it
  * from its sleep at once.
  */
 #ifndef PRIVD_WORKER_H
@@ -23,6 +23,8 @@ struct worker {
 int worker_start(struct worker *w, void (*fn)(struct worker *));
 /* Tells the thread to stop and waits for it (nothing when not started). */
 void worker_stop(struct worker *w);
+/* Whether the thread was told to stop (for a loop between sleeps). */
+int worker_stopping(struct worker *w);
 /* Sleeps ms milliseconds or until told to stop; 1 when told to stop. */
 int worker_sleep(struct worker *w, long ms);
 
