@@ -162,7 +162,7 @@ ASAN	= -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recove
 asan:
 	@deploy/deps.sh
 	@$(MAKE) --no-print-directory -j2 B=build/asan OPT="-O1 -g" SAN="$(ASAN)" all tests
-	@ROUNDS=1 $(MAKE) --no-print-directory B=build/asan OPT="-O1 -g" VALGRIND= \
+	@ROUNDS=1 AWAY_ROUNDS=1 $(MAKE) --no-print-directory B=build/asan OPT="-O1 -g" VALGRIND= \
 		BULK_ACCOUNTS=2000 BUSY_CHARGES=3000 \
 		SHELL_TESTS="directory daemon modeltest pam consumers jepsen" \
 		SAN="$(ASAN)" unit integration
@@ -207,13 +207,14 @@ bench-1m: all
 	@deploy/deps.sh --bench
 	@bench/run1m.sh
 
-# the guarantee of doc/replication.md under 50 rounds of each fault (about
+# the guarantee of doc/replication.md under 50 rounds of each fault, in both
+# modes (about
 # an hour; the counts of each round go to build/torture.txt), then the
 # 20,000-account import and the 50,000 charges into one account
 torture: all tests
 	@deploy/deps.sh
 	@mkdir -p build
-	@PRIVD_BIN=$(PRIVD) ROUNDS=50 KEEP_GOING=1 RESULTS=build/torture.txt tests/integration/jepsen.sh
+	@PRIVD_BIN=$(PRIVD) ROUNDS=50 AWAY_ROUNDS=50 KEEP_GOING=1 RESULTS=build/torture.txt tests/integration/jepsen.sh
 	@$(MAKE) --no-print-directory BULK_ACCOUNTS=20000 BUSY_CHARGES=50000 SHELL_TESTS= \
 		INTEG_BIN="$(B)/tests/integration/test_bulk $(B)/tests/integration/test_ledger" integration
 
