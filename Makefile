@@ -208,8 +208,7 @@ bench-1m: all
 	@bench/run1m.sh
 
 # the guarantee of doc/replication.md under 50 rounds of each fault, in both
-# modes (about
-# an hour; the counts of each round go to build/torture.txt), then the
+# modes (about 40 minutes; the counts of each round go to build/torture.txt), then the
 # 20,000-account import and the 50,000 charges into one account
 torture: all tests
 	@deploy/deps.sh
