@@ -15,7 +15,7 @@
 #include "snapshot.h"
 #include "sync.h"
 #include "uentry.h"
-#include "wpool.h"
+#include "writers.h"
 
 enum MHD_Result
 api_healthz(struct req *r)
@@ -167,7 +167,7 @@ api_metrics(struct req *r)
 	provider_family(extra, sizeof(extra), "privd_ldap_provider_down",
 	    "1 while writes skip that provider.", "gauge", 1);
 	conns_metrics(extra, sizeof(extra));
-	wpool_load(&wq, &wb);
+	writers_load(&wq, &wb);
 	n = strlen(extra);
 	snprintf(extra + n, sizeof(extra) - n,
 	    "# HELP privd_http_writes_queued Writes waiting for a writer (http.writers).\n"

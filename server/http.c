@@ -28,7 +28,7 @@
 #include "token.h"
 #include "tokenlive.h"
 #include "utf8.h"
-#include "wpool.h"
+#include "writers.h"
 
 static const struct http_route *routes;
 static int nroutes;
@@ -290,14 +290,14 @@ static pthread_cond_t jobs_done = PTHREAD_COND_INITIALIZER;
 static int stopping, njobs;
 
 struct job {
-	struct wpool_task task;	/* first: the pool hands it back as this */
+	struct writers_task task;	/* first: the pool hands it back as this */
 	struct req r;
 	char path[2048];	/* the segments r.part points into */
 	enum MHD_Result (*fn)(struct req *);
 };
 
 static void
-job_run(struct wpool_task *t)
+job_run(struct writers_task *t)
 {
 	struct job *j = (struct job *)t;
 	struct MHD_Connection *conn = j->r.conn;
@@ -326,7 +326,7 @@ job_thread(void *arg)
 /*
  * The counter a draw on /v1/{accounts,pools}/ID/quotas/Q/ (a charge, a
  * refund, a hold and its end) takes the lock of first, for the writer pool
- * (wpool.h): such requests queue behind each other on one thread, as they
+ * (writers.h): such requests queue behind each other on one thread, as they
  * would on that lock. 0 for any other route: a top-up or a reversal writes
  * the paid wallet, whose lock a split charge may wait for, not hold.
  */
@@ -386,7 +386,7 @@ defer(struct req *r, const char *path, struct conn_ctx *cx, enum MHD_Result (*fn
 		rc = pthread_create(&t, &at, job_thread, j);
 		pthread_attr_destroy(&at);
 	} else
-		rc = wpool_submit(&j->task);
+		rc = writers_submit(&j->task);
 	if (rc != 0) {
 		pthread_mutex_lock(&jobs_lock);
 		njobs--;
@@ -859,14 +859,14 @@ http_start(const struct cfg *c, const struct http_route *table, int n, struct er
 		flags |= MHD_USE_TLS;
 	}
 	raise_fd_limit(c);
-	if (wpool_start(c->writers) != 0) {
+	if (writers_start(c->writers) != 0) {
 		free(cert);
 		free(key);
 		return err_set(e, ERR_INTERNAL, 0, "http.writers", "cannot start %d writer threads",
 		    c->writers);
 	}
 	if (conns_start(c) != 0) {
-		wpool_stop();
+		writers_stop();
 		free(cert);
 		free(key);
 		return err_set(e, ERR_INTERNAL, 0, NULL, "cannot start the connection thread");
@@ -897,7 +897,7 @@ http_start(const struct cfg *c, const struct http_route *table, int n, struct er
 	free(key);
 	if (daemon_ == NULL) {
 		conns_stop();
-		wpool_stop();
+		writers_stop();
 		return err_set(e, ERR_UNAVAILABLE, 0, "http.listen",
 		    "cannot listen on %s:%d (in use, or not allowed)", c->listen_host, c->listen_port);
 	}
@@ -938,7 +938,7 @@ http_stop(void)
 	MHD_stop_daemon(daemon_);
 	daemon_ = NULL;
 	conns_stop();
-	wpool_stop();
+	writers_stop();
 	return 0;
 }
 

@@ -17,7 +17,7 @@
 #include "cfglive.h"
 #include "config.h"
 #include "dirconf.h"
-#include "holds.h"
+#include "expiry.h"
 #include "mend.h"
 #include "merge.h"
 #include "modeltest.h"
@@ -712,7 +712,7 @@ main(int argc, char **argv)
 		log_warn("cannot start the thread that sends notices");
 	if (publish_start(c) != 0)
 		log_warn("cannot start the thread that publishes entitlements");
-	if (holds_start(c) != 0)
+	if (expiry_start(c) != 0)
 		log_warn("cannot start the hold expiry thread");
 	if (retention_start(c) != 0)
 		log_warn("cannot start the ledger retention thread");
@@ -736,7 +736,7 @@ main(int argc, char **argv)
 		log_info("stopped (exit 0) with admin writes left open");
 		_exit(0);
 	}
-	holds_stop();
+	expiry_stop();
 	publish_stop();
 	notice_stop();
 	mend_stop();

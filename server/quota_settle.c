@@ -1,6 +1,6 @@
 /*
  * quota_settle.c - the end of a hold: committed (up to what it held),
- * released, or expired by the reaper (holds.c) through the account's home
+ * released, or expired by the reaper (expiry.c) through the account's home
  * provider, where a commit would go, so the two cannot both land.
  */
 #include <stdarg.h>

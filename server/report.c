@@ -18,7 +18,7 @@
 #include "resolve.h"
 #include "strmap.h"
 #include "usage.h"
-#include "uset.h"
+#include "reportrows.h"
 
 /* Whether the path p (len n) lies at or below under (every path when none). */
 static int
@@ -343,7 +343,7 @@ struct walk {
 	struct report *sum;	/* what this walk adds to */
 	struct mrec *recs;
 	struct pool *pl;
-	struct uset us;		/* shared hits, this walk's own place */
+	struct rrows us;		/* shared hits, this walk's own place */
 	struct strmap *idx, *cache;	/* the report's walk: rows it makes */
 	size_t *cap;
 	size_t lo, hi;		/* a lane: its core positions */
@@ -439,7 +439,7 @@ count(struct walk *w, const struct snap_account *a)
 		resolve_val_clear(&v);
 	}
 	/* the paid wallet has no periods: what it holds so far */
-	uset_get(&w->us, a, &u, &paid);
+	rrows_get(&w->us, a, &u, &paid);
 	w->sum->accounts++;
 	/* memberships in rows apart (not one inside the other's) */
 	w->sum->multi += apart(w->out, deep, ndeep);
@@ -517,7 +517,7 @@ walk_lanes(struct walk *serial)
 		w[i].sum = calloc(1, sizeof(*w[i].sum));
 		w[i].lo = i == 0 ? 0 : s->ncore / 2;
 		w[i].hi = i == 0 ? s->ncore / 2 : s->ncore;
-		w[i].us.at = uset_seek(&serial->us, w[i].lo);
+		w[i].us.at = rrows_seek(&serial->us, w[i].lo);
 		/* nothing to make: reaching for it would race */
 		w[i].idx = w[i].cache = NULL;
 		w[i].cap = NULL;
@@ -606,7 +606,7 @@ report_usage(const struct snap *s, const struct report_opts *o, struct report *o
 	strmap_init(&cache);
 	w.hit = w.first;
 	w.hcap = sizeof(w.first) / sizeof(w.first[0]);
-	if (uset_fill(&w.us, s, quota, o->period, lanes) != 0)
+	if (rrows_fill(&w.us, s, quota, o->period, lanes) != 0)
 		goto oom;
 	if ((recs = calloc(s->nmres + 1, sizeof(*recs))) == NULL)
 		goto oom;
@@ -627,7 +627,7 @@ report_usage(const struct snap *s, const struct report_opts *o, struct report *o
 			goto oom;
 		/* then the overlay's accounts, where the usage is sought */
 		pos = s->ncore;
-		w.us.at = uset_seek(&w.us, s->ncore);
+		w.us.at = rrows_seek(&w.us, s->ncore);
 	}
 	while ((a = snap_next(s, &pos)) != NULL) {
 		ahead(s, pos, recs, &pl);
@@ -638,7 +638,7 @@ report_usage(const struct snap *s, const struct report_opts *o, struct report *o
 	cache_free(&cache);
 	free(recs);
 	free(pl.rows);
-	uset_free(&w.us);
+	rrows_free(&w.us);
 	/* never qsort a NULL array, even an empty one */
 	if (out->nrows > 0)
 		qsort(out->rows, out->nrows, sizeof(*out->rows), by_path);
@@ -654,7 +654,7 @@ oom:
 	cache_free(&cache);
 	free(recs);
 	free(pl.rows);
-	uset_free(&w.us);
+	rrows_free(&w.us);
 	strmap_free(&idx);
 	report_free(out);
 	return err_set(e, ERR_INTERNAL, 0, NULL, "out of memory");

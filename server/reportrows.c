@@ -1,15 +1,15 @@
-/* uset.c - a quota's usage sorted by account, for a report's walk (uset.h). */
+/* reportrows.c - a quota's usage sorted by account, for a report's walk (reportrows.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lanes.h"
-#include "uset.h"
+#include "reportrows.h"
 
 static int
-uset_take(void *arg, const char *key, const struct usage_val *v)
+rrows_take(void *arg, const char *key, const struct usage_val *v)
 {
-	struct uset *u = arg;
+	struct rrows *u = arg;
 	size_t kl = strlen(key), ul;
 	const struct snap_account *a;
 	char uid[256];
@@ -32,7 +32,7 @@ uset_take(void *arg, const char *key, const struct usage_val *v)
 		return 0;
 	if (u->n == u->cap) {
 		size_t nc = u->cap ? 2 * u->cap : 1024;
-		struct uset_hit *nh = realloc(u->h, nc * sizeof(*nh));
+		struct rrows_hit *nh = realloc(u->h, nc * sizeof(*nh));
 
 		if (nh == NULL) {
 			u->oom = 1;
@@ -41,7 +41,7 @@ uset_take(void *arg, const char *key, const struct usage_val *v)
 		u->h = nh;
 		u->cap = nc;
 	}
-	u->h[u->n++] = (struct uset_hit){ snap_core_index(u->s, a), (unsigned char)paid, a, v->used,
+	u->h[u->n++] = (struct rrows_hit){ snap_core_index(u->s, a), (unsigned char)paid, a, v->used,
 	    v->credit, v->held };
 	return 0;
 }
@@ -49,7 +49,7 @@ uset_take(void *arg, const char *key, const struct usage_val *v)
 static int
 hit_order(const void *x, const void *y)
 {
-	const struct uset_hit *a = x, *b = y;
+	const struct rrows_hit *a = x, *b = y;
 
 	if (a->idx != b->idx)
 		return a->idx < b->idx ? -1 : 1;
@@ -57,19 +57,19 @@ hit_order(const void *x, const void *y)
 }
 
 /* A lane of the usage pass: its half of the table's stripes, sorted. */
-struct uset_lane {
-	struct uset us;
+struct rrows_lane {
+	struct rrows us;
 	size_t lo, hi;
 };
 
 static void *
-uset_lane_run(void *arg)
+rrows_lane_run(void *arg)
 {
-	struct uset_lane *l = arg;
+	struct rrows_lane *l = arg;
 	size_t i;
 
 	for (i = l->lo; i < l->hi && !l->us.oom; i++)
-		usage_each_of(i, uset_take, &l->us);
+		usage_each_of(i, rrows_take, &l->us);
 	if (!l->us.oom && l->us.n > 0)
 		qsort(l->us.h, l->us.n, sizeof(*l->us.h), hit_order);
 	return NULL;
@@ -81,10 +81,10 @@ uset_lane_run(void *arg)
  * or in two over half each, merged.
  */
 int
-uset_fill(struct uset *us, const struct snap *s, const char *quota, const char *period,
+rrows_fill(struct rrows *us, const struct snap *s, const char *quota, const char *period,
     int lanes)
 {
-	struct uset_lane l[2];
+	struct rrows_lane l[2];
 	size_t i, a = 0, b = 0;
 
 	memset(us, 0, sizeof(*us));
@@ -95,8 +95,8 @@ uset_fill(struct uset *us, const struct snap *s, const char *quota, const char *
 	if (us->lper >= sizeof(us->per) || us->lpaid >= sizeof(us->paid))
 		return -1;
 	if (lanes < 2) {
-		l[0] = (struct uset_lane){ *us, 0, USAGE_STRIPES };
-		uset_lane_run(&l[0]);
+		l[0] = (struct rrows_lane){ *us, 0, USAGE_STRIPES };
+		rrows_lane_run(&l[0]);
 		*us = l[0].us;	/* the caller frees what was taken, oom or not */
 		return us->oom ? -1 : 0;
 	}
@@ -107,7 +107,7 @@ uset_fill(struct uset *us, const struct snap *s, const char *quota, const char *
 		l[i].lo = i * USAGE_STRIPES / 2;
 		l[i].hi = (i + 1) * USAGE_STRIPES / 2;
 	}
-	lanes_run(uset_lane_run, &l[0], &l[1], 1);
+	lanes_run(rrows_lane_run, &l[0], &l[1], 1);
 	if (l[0].us.oom || l[1].us.oom || (us->h = malloc((l[0].us.n + l[1].us.n + 1) *
 	    sizeof(*us->h))) == NULL) {
 		free(l[0].us.h);
@@ -126,7 +126,7 @@ uset_fill(struct uset *us, const struct snap *s, const char *quota, const char *
 }
 
 void
-uset_get(struct uset *us, const struct snap_account *a, struct usage_val *u, struct usage_val *w)
+rrows_get(struct rrows *us, const struct snap_account *a, struct usage_val *u, struct usage_val *w)
 {
 	uint32_t idx = snap_core_index(us->s, a);
 	size_t k;
@@ -161,7 +161,7 @@ uset_get(struct uset *us, const struct snap_account *a, struct usage_val *u, str
 }
 
 size_t
-uset_seek(const struct uset *us, size_t lo)
+rrows_seek(const struct rrows *us, size_t lo)
 {
 	size_t a = 0, b = us->n;
 
@@ -177,7 +177,7 @@ uset_seek(const struct uset *us, size_t lo)
 }
 
 void
-uset_free(struct uset *us)
+rrows_free(struct rrows *us)
 {
 	free(us->h);
 	us->h = NULL;

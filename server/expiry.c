@@ -1,5 +1,5 @@
 /*
- * holds.c - expiring holds and sessions past their TTL. Several privd may
+ * expiry.c - expiring holds and sessions past their TTL. Several privd may
  * run this at once: ending one removes its exact privHold or privSession
  * value in the same modify that gives its count back, so only one wins.
  * Expiry is judged by the directory's clock (skew.h): a privd whose clock
@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "holds.h"
+#include "expiry.h"
 #include "ldpool.h"
 #include "log.h"
 #include "period.h"
@@ -60,14 +60,14 @@ run(struct worker *self)
 }
 
 int
-holds_start(const struct cfg *c)
+expiry_start(const struct cfg *c)
 {
 	cfg = c;
 	return worker_start(&w, run);
 }
 
 void
-holds_stop(void)
+expiry_stop(void)
 {
 	worker_stop(&w);
 }

@@ -1,4 +1,4 @@
-/* test_wpool.c - the writer pool: every task runs once, one writer runs them
+/* test_writers.c - the writer pool: every task runs once, one writer runs them
  * in the order given, tasks beyond the writers wait for one, a task whose key
  * a writer runs waits for that writer while others run elsewhere, a stop runs
  * what is queued, and a stopped pool takes nothing. */
@@ -13,12 +13,12 @@
 
 #include <cmocka.h>
 
-#include "wpool.h"
+#include "writers.h"
 
 #define N 2000
 
 struct item {
-	struct wpool_task task;
+	struct writers_task task;
 	int id;
 };
 
@@ -29,7 +29,7 @@ static pthread_t ran_on[N];
 static struct item items[N];
 
 static void
-record(struct wpool_task *t)
+record(struct writers_task *t)
 {
 	struct item *it = (struct item *)t;
 
@@ -42,7 +42,7 @@ record(struct wpool_task *t)
 
 /* waits at a gate, so the test can hold every writer busy */
 static void
-gated(struct wpool_task *t)
+gated(struct writers_task *t)
 {
 	pthread_mutex_lock(&lock);
 	inside++;
@@ -65,12 +65,12 @@ reset(void)
 }
 
 static void
-submit(int i, void (*run)(struct wpool_task *), unsigned long key)
+submit(int i, void (*run)(struct writers_task *), unsigned long key)
 {
 	items[i].task.run = run;
 	items[i].task.key = key;
 	items[i].id = i;
-	assert_int_equal(wpool_submit(&items[i].task), 0);
+	assert_int_equal(writers_submit(&items[i].task), 0);
 }
 
 /* Two writers; 0 (key 7) holds one at the gate. 1 and 2 have its key and
@@ -83,7 +83,7 @@ a_busy_key_waits_for_its_writer(void **state)
 
 	(void)state;
 	reset();
-	assert_int_equal(wpool_start(2), 0);
+	assert_int_equal(writers_start(2), 0);
 	submit(0, gated, 7);
 	pthread_mutex_lock(&lock);
 	while (inside < 1)
@@ -98,7 +98,7 @@ a_busy_key_waits_for_its_writer(void **state)
 		pthread_cond_wait(&cond, &lock);
 	pthread_mutex_unlock(&lock);
 	usleep(50 * 1000);	/* were 1 or 2 handed to the idle writer, they would have run */
-	wpool_load(&queued, &busy);
+	writers_load(&queued, &busy);
 	pthread_mutex_lock(&lock);
 	assert_int_equal(ran, 2);
 	assert_int_equal(order[0], 3);
@@ -108,7 +108,7 @@ a_busy_key_waits_for_its_writer(void **state)
 	pthread_mutex_unlock(&lock);
 	assert_int_equal(busy, 1);
 	assert_int_equal(queued, 2);
-	wpool_stop();
+	writers_stop();
 	assert_int_equal(ran, 5);
 	assert_int_equal(order[2], 0);
 	assert_int_equal(order[3], 1);
@@ -126,13 +126,13 @@ one_writer_runs_in_order(void **state)
 
 	(void)state;
 	reset();
-	assert_int_equal(wpool_start(1), 0);
+	assert_int_equal(writers_start(1), 0);
 	for (i = 0; i < N; i++) {
 		items[i].task.run = record;
 		items[i].id = i;
-		assert_int_equal(wpool_submit(&items[i].task), 0);
+		assert_int_equal(writers_submit(&items[i].task), 0);
 	}
-	wpool_stop();	/* runs what is still queued */
+	writers_stop();	/* runs what is still queued */
 	assert_int_equal(ran, N);
 	for (i = 0; i < N; i++)
 		assert_int_equal(order[i], i);
@@ -146,18 +146,18 @@ busy_writers_queue_the_rest(void **state)
 
 	(void)state;
 	reset();
-	assert_int_equal(wpool_start(2), 0);
+	assert_int_equal(writers_start(2), 0);
 	for (i = 0; i < 6; i++) {
 		items[i].task.run = gated;
 		items[i].id = i;
-		assert_int_equal(wpool_submit(&items[i].task), 0);
+		assert_int_equal(writers_submit(&items[i].task), 0);
 	}
 	pthread_mutex_lock(&lock);
 	while (inside < 2)
 		pthread_cond_wait(&cond, &lock);
 	pthread_mutex_unlock(&lock);
 	usleep(50 * 1000);	/* a third writer, were there one, would be inside by now */
-	wpool_load(&queued, &busy);
+	writers_load(&queued, &busy);
 	pthread_mutex_lock(&lock);
 	assert_int_equal(inside, 2);
 	assert_int_equal(ran, 0);
@@ -166,13 +166,13 @@ busy_writers_queue_the_rest(void **state)
 	pthread_mutex_unlock(&lock);
 	assert_int_equal(busy, 2);
 	assert_int_equal(queued, 4);
-	wpool_stop();
+	writers_stop();
 	assert_int_equal(ran, 6);
 	for (i = 0; i < 6; i++)
 		seen[order[i]]++;
 	for (i = 0; i < 6; i++)
 		assert_int_equal(seen[i], 1);
-	wpool_load(&queued, &busy);
+	writers_load(&queued, &busy);
 	assert_int_equal(queued, 0);
 	assert_int_equal(busy, 0);
 }
@@ -183,10 +183,10 @@ stopped_pool_takes_nothing(void **state)
 	(void)state;
 	reset();
 	items[0].task.run = record;
-	assert_int_equal(wpool_submit(&items[0].task), -1);
-	assert_int_equal(wpool_start(3), 0);
-	wpool_stop();
-	assert_int_equal(wpool_submit(&items[0].task), -1);
+	assert_int_equal(writers_submit(&items[0].task), -1);
+	assert_int_equal(writers_start(3), 0);
+	writers_stop();
+	assert_int_equal(writers_submit(&items[0].task), -1);
 	assert_int_equal(ran, 0);
 }
 
@@ -200,5 +200,5 @@ main(void)
 		cmocka_unit_test(stopped_pool_takes_nothing),
 	};
 
-	return cmocka_run_group_tests_name("wpool", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("writers", tests, NULL, NULL);
 }

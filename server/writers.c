@@ -1,5 +1,5 @@
 /*
- * wpool.c - a fixed set of threads that run queued tasks in order.
+ * writers.c - a fixed set of threads that run queued tasks in order.
  *
  * A charge spends most of its time waiting for slapd to make its write
  * durable. On the HTTP threads that wait also held up every read queued
@@ -16,24 +16,24 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "wpool.h"
+#include "writers.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t ready = PTHREAD_COND_INITIALIZER;
-static struct wpool_task *head, *tail;
+static struct writers_task *head, *tail;
 struct wthread {
 	pthread_t t;
 	unsigned long key;	/* of the task it runs; 0 when none or idle */
-	struct wpool_task *head, *tail;	/* tasks of that key, after it */
+	struct writers_task *head, *tail;	/* tasks of that key, after it */
 };
 static struct wthread *threads;
 static int nthreads, running, stopping;
 static size_t queued, busy;
 
-static struct wpool_task *
-pop(struct wpool_task **h, struct wpool_task **tl)
+static struct writers_task *
+pop(struct writers_task **h, struct writers_task **tl)
 {
-	struct wpool_task *t = *h;
+	struct writers_task *t = *h;
 
 	if ((*h = t->next) == NULL)
 		*tl = NULL;
@@ -41,7 +41,7 @@ pop(struct wpool_task **h, struct wpool_task **tl)
 }
 
 static void
-push(struct wpool_task **h, struct wpool_task **tl, struct wpool_task *t)
+push(struct writers_task **h, struct writers_task **tl, struct writers_task *t)
 {
 	t->next = NULL;
 	if (*tl != NULL)
@@ -55,7 +55,7 @@ static void *
 worker(void *arg)
 {
 	struct wthread *w = arg;
-	struct wpool_task *t;
+	struct writers_task *t;
 
 	pthread_setname_np(pthread_self(), "privd-writer");	/* top -H, perf */
 	pthread_mutex_lock(&lock);
@@ -83,7 +83,7 @@ worker(void *arg)
 }
 
 int
-wpool_start(int n)
+writers_start(int n)
 {
 	int i;
 
@@ -93,7 +93,7 @@ wpool_start(int n)
 	for (i = 0; i < n; i++) {
 		if (pthread_create(&threads[i].t, NULL, worker, &threads[i]) != 0) {
 			nthreads = i;
-			wpool_stop();
+			writers_stop();
 			return -1;
 		}
 	}
@@ -105,7 +105,7 @@ wpool_start(int n)
 }
 
 int
-wpool_submit(struct wpool_task *t)
+writers_submit(struct writers_task *t)
 {
 	int i;
 
@@ -129,7 +129,7 @@ wpool_submit(struct wpool_task *t)
 }
 
 void
-wpool_stop(void)
+writers_stop(void)
 {
 	int i;
 
@@ -146,7 +146,7 @@ wpool_stop(void)
 }
 
 void
-wpool_load(size_t *q, size_t *b)
+writers_load(size_t *q, size_t *b)
 {
 	pthread_mutex_lock(&lock);
 	*q = queued;
