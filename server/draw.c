@@ -274,6 +274,7 @@ snap_pools(const struct quota_req *q, struct draw_pool **out, size_t *n)
 	return rc;
 }
 
+/* The write itself: each verb's one LDAP modify (quota.h). */
 static int
 quota_write(LDAP *ld, const struct quota_req *q, const struct draw_req *d,
     struct quota_res *r, struct err *e)
@@ -281,20 +282,18 @@ quota_write(LDAP *ld, const struct quota_req *q, const struct draw_req *d,
 	switch (d->op) {
 	case DRAW_CHARGE:
 	case DRAW_HOLD:
-		return quota_take(ld, q, d->rid, d->amount, d->op == DRAW_CHARGE && d->partial,
-		    d->op == DRAW_HOLD ? d->ttl : 0, d->meta, d->paid, d->requested, r, e);
+		return quota_take(ld, q, d, r, e);
 	case DRAW_REFUND:
-		return quota_refund(ld, q, d->rid, d->charge_id, d->amount, d->paid_left, r, e);
+		return quota_refund(ld, q, d, r, e);
 	case DRAW_COMMIT:
 	case DRAW_RELEASE:
-		return quota_settle(ld, q, d->rid, d->op == DRAW_RELEASE, d->amount, r, e);
+		return quota_settle(ld, q, d, r, e);
 	case DRAW_CREDIT:
-		return quota_credit(ld, q, d->kind ? d->kind : "credit", d->rid, d->amount,
-		    d->reason, NULL, d->period, r, e);
+		return quota_credit(ld, q, d, r, e);
 	case DRAW_VOID:
-		return quota_void(ld, q, d->rid, d->hold, d->requested, r, e);
+		return quota_void(ld, q, d, r, e);
 	case DRAW_REVERSE:
-		return quota_reverse(ld, q, d->rid, d->reason, r, e);
+		return quota_reverse(ld, q, d, r, e);
 	}
 	return err_set(e, ERR_INTERNAL, 0, NULL, "unknown quota operation %d", (int)d->op);
 }

@@ -14,37 +14,6 @@
 #include "err.h"
 #include "quota.h"
 
-enum draw_op {
-	DRAW_CHARGE,
-	DRAW_HOLD,
-	DRAW_REFUND,
-	DRAW_COMMIT,
-	DRAW_RELEASE,
-	DRAW_CREDIT,
-	DRAW_VOID,		/* a split's paid part that cannot be had (wallet.h) */
-	DRAW_REVERSE,		/* a top-up taken back */
-};
-
-/* One write, as the API was asked for it. */
-struct draw_req {
-	enum draw_op op;
-	const char *rid;	/* the request id; for a commit or release, the hold's */
-	long long amount;
-	long ttl;		/* hold */
-	int partial;		/* charge: what fits, when not all does */
-	int fallback;		/* charge, hold: to the account's pools when its own is full */
-	const char *meta;	/* charge, hold: the ledger's metadata (JSON) */
-	const char *charge_id;	/* refund */
-	const char *reason;	/* credit, reverse; a top-up's reference */
-	const char *period;	/* credit; NULL: the current one */
-	const char *kind;	/* credit: "credit" (NULL) or "topup" */
-	/* a split (wallet.h), on the allowance: the paid wallet's part, and
-	 * all that was asked (charge, hold); what the paid wallet can still
-	 * give back of the charge (refund; -1 when not split-aware) */
-	long long paid, requested, paid_left;
-	int hold;		/* void: of a hold's part */
-};
-
 /* What came of it, and on whose quota. */
 struct draw_res {
 	struct quota_res res;

@@ -68,10 +68,13 @@ exceeded(const struct quota_req *q, struct quota_res *r, struct err *e,
 
 /* Charges and holds: raise privUsed (and privHeld) within the limit. */
 int
-quota_take(LDAP *ld, const struct quota_req *q, const char *rid, long long amount,
-    int partial, long ttl_s, const char *metadata, long long paid, long long requested,
+quota_take(LDAP *ld, const struct quota_req *q, const struct draw_req *d,
     struct quota_res *r, struct err *e)
 {
+	const char *rid = d->rid, *metadata = d->meta;
+	long long amount = d->amount, paid = d->paid, requested = d->requested;
+	int partial = d->op == DRAW_CHARGE && d->partial;
+	long ttl_s = d->op == DRAW_HOLD ? d->ttl : 0;
 	const char *kind = ttl_s > 0 ? "hold" : "charge";
 	struct uent_target t = { NULL, "", "" };
 	struct uent_state st = { 0, { 0, 0, 0, 0, "" }, NULL, NULL, NULL };
@@ -267,10 +270,12 @@ quota_seen(LDAP *ld, const struct quota_req *q, const char *rid, int hold,
 }
 
 int
-quota_credit(LDAP *ld, const struct quota_req *q, const char *kind, const char *rid,
-    long long amount, const char *reason, const char *ref, const char *period,
+quota_credit(LDAP *ld, const struct quota_req *q, const struct draw_req *d,
     struct quota_res *r, struct err *e)
 {
+	const char *kind = d->kind ? d->kind : "credit", *rid = d->rid, *reason = d->reason;
+	const char *ref = d->ref, *period = d->period;
+	long long amount = d->amount;
 	struct uent_target t = { NULL, "", "" };
 	struct uent_state st = { 0, { 0, 0, 0, 0, "" }, NULL, NULL, NULL };
 	struct wop o;
@@ -365,10 +370,11 @@ done:
 
 
 int
-quota_void(LDAP *ld, const struct quota_req *q, const char *rid, int hold,
-    long long requested, struct quota_res *r, struct err *e)
+quota_void(LDAP *ld, const struct quota_req *q, const struct draw_req *d,
+    struct quota_res *r, struct err *e)
 {
-	const char *kind = hold ? "hold" : "charge";
+	const char *rid = d->rid, *kind = d->hold ? "hold" : "charge";
+	long long requested = d->requested;
 	struct uent_target t = { NULL, "", "" };
 	struct uent_state st = { 0, { 0, 0, 0, 0, "" }, NULL, NULL, NULL };
 	struct wop o;
@@ -443,9 +449,12 @@ done:
 }
 
 int
-quota_reverse(LDAP *ld, const struct quota_req *q, const char *topup_id, const char *reason,
+quota_reverse(LDAP *ld, const struct quota_req *q, const struct draw_req *d,
     struct quota_res *r, struct err *e)
 {
+	const char *topup_id = d->rid;
+	struct draw_req rev = { .op = DRAW_CREDIT, .kind = "reversal", .reason = d->reason,
+	    .ref = d->rid };
 	struct uent_target t = { NULL, "", "" };
 	struct uent_state st = { 0, { 0, 0, 0, 0, "" }, NULL, NULL, NULL };
 	char rid[REQID_MAX + 16];
@@ -467,7 +476,9 @@ quota_reverse(LDAP *ld, const struct quota_req *q, const char *topup_id, const c
 	json_decref(j);
 	/* its own request id: a top-up is reversed once, however often asked */
 	snprintf(rid, sizeof(rid), "%s/reversal", topup_id);
-	ret = quota_credit(ld, q, "reversal", rid, -amount, reason, topup_id, NULL, r, e);
+	rev.rid = rid;
+	rev.amount = -amount;
+	ret = quota_credit(ld, q, &rev, r, e);
 done:
 	uent_free(&st);
 	free(t.udn);

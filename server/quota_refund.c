@@ -29,10 +29,11 @@
 
 
 int
-quota_refund(LDAP *ld, const struct quota_req *q, const char *rid,
-    const char *charge_id, long long amount, long long paid_left, struct quota_res *r,
-    struct err *e)
+quota_refund(LDAP *ld, const struct quota_req *q, const struct draw_req *d,
+    struct quota_res *r, struct err *e)
 {
+	const char *rid = d->rid, *charge_id = d->charge_id;
+	long long amount = d->amount, paid_left = d->paid_left;
 	struct uent_target t = { NULL, "", "" };
 	struct uent_state st = { 0, { 0, 0, 0, 0, "" }, NULL, NULL, NULL };
 	struct berval in, esc = { 0, NULL };

@@ -112,9 +112,12 @@ hold_metadata(const struct uent_state *st, const char *id)
 }
 
 int
-quota_settle(LDAP *ld, const struct quota_req *q, const char *id, int release,
-    long long amount, struct quota_res *r, struct err *e)
+quota_settle(LDAP *ld, const struct quota_req *q, const struct draw_req *d,
+    struct quota_res *r, struct err *e)
 {
+	const char *id = d->rid;
+	int release = d->op == DRAW_RELEASE;
+	long long amount = d->amount;
 	const char *kind = release ? "release" : "commit";
 	struct uent_target t = { NULL, "", "" };
 	struct uent_state st = { 0, { 0, 0, 0, 0, "" }, NULL, NULL, NULL };

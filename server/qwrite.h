@@ -71,4 +71,37 @@ struct quota_res {
 	struct usage_val u;	/* the usage entry after the write */
 };
 
+enum draw_op {
+	DRAW_CHARGE,
+	DRAW_HOLD,
+	DRAW_REFUND,
+	DRAW_COMMIT,
+	DRAW_RELEASE,
+	DRAW_CREDIT,
+	DRAW_VOID,		/* a split's paid part that cannot be had (wallet.h) */
+	DRAW_REVERSE,		/* a top-up taken back */
+};
+
+/* One write, as the API was asked for it: the one request every quota
+ * write takes, from the HTTP handler down to the LDAP modify. */
+struct draw_req {
+	enum draw_op op;
+	const char *rid;	/* the request id; for a commit or release, the hold's */
+	long long amount;
+	long ttl;		/* hold */
+	int partial;		/* charge: what fits, when not all does */
+	int fallback;		/* charge, hold: to the account's pools when its own is full */
+	const char *meta;	/* charge, hold: the ledger's metadata (JSON) */
+	const char *charge_id;	/* refund */
+	const char *reason;	/* credit, reverse; a top-up's reference */
+	const char *ref;	/* credit: the entry it answers (a reversal's top-up) */
+	const char *period;	/* credit; NULL: the current one */
+	const char *kind;	/* credit: "credit" (NULL) or "topup" */
+	/* a split (wallet.h), on the allowance: the paid wallet's part, and
+	 * all that was asked (charge, hold); what the paid wallet can still
+	 * give back of the charge (refund; -1 when not split-aware) */
+	long long paid, requested, paid_left;
+	int hold;		/* void: of a hold's part */
+};
+
 #endif
