@@ -325,6 +325,10 @@ def check(out, limit, vfile, urls, accounts):
         views = [View(u, acct) for u in urls]
         mine = [o for o in ops if o["acct"] == acct and o["status"] in (200, 201)]
         closed = {o["id"] for o in mine if o["op"] == "close"}
+        # a close sent again after a lost answer finds the session gone:
+        # 404, and the first one ended it (or it was never open)
+        closed |= {o["id"] for o in ops if o["acct"] == acct and o["op"] == "close" and
+                   o["status"] == 404 and o["tries"] > 1}
         for v in views:
             for o in mine:
                 if o["op"] in WHERE and not v.has(WHERE[o["op"]], o["id"]):
