@@ -31,7 +31,9 @@
 # AWAY_FAULTS (partition, kill-provider). The checker then allows AWAY of
 # each wallet over its limit for each privd, and privd --check-ledger
 # --repair with both providers runs before the counts, as the operator does
-# after an outage.
+# after an outage. There, charges lost on both providers (and the money
+# they leave an account) are counted and said, not held to 0: a known
+# limit of allow mode, doc/replication.md.
 #
 # Needs root (ip netns); run by `make check`.
 set -eu
@@ -252,7 +254,10 @@ rounds() {	# FAULTS ROUNDS
 				"${merged:-0}")
 			echo "jepsen.sh: $line"
 			echo "$line" >> "$results"
-			echo "$counts" | python3 -c 'import json,sys; c=json.load(sys.stdin); sys.exit(any(c[k] for k in ("lost","double","counter","diverged","over","created","short","voucher","unanswered")))' &&
+			# allow mode: a charge taken while the providers were apart
+			# can be lost on both (doc/replication.md, a known limit):
+			# lost and created are counted there, not held to 0
+			echo "$counts" | MODE=$mode python3 -c 'import json,os,sys; c=json.load(sys.stdin); known=("lost","created") if os.environ["MODE"] == "allow" else (); sys.exit(any(c[k] for k in ("lost","double","counter","diverged","over","created","short","voucher","unanswered") if k not in known))' &&
 				[ "$cl" = 0 ] || { bad=$((bad + 1)); [ -z "${KEEP_GOING:-}" ] && fail "round $r: $line"; }
 		done
 	done

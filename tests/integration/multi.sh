@@ -329,6 +329,14 @@ wait_for "both providers to hold 300 for racer3 again" 100 converged racer3 300
 	fail "the providers do not agree after the repair: $(cat "$dir/cmp.out")"
 echo "multi.sh: --check-ledger compares the providers: agreeing, then a counter changed on one named, repaired, agreeing"
 
+# changes a provider's copy behind replication's back: stopped, slapmodify, started
+behind() {	# PDIR LDIF
+	deploy/slapd-dev.sh stop "$1"
+	/usr/sbin/slapmodify -f "$1/slapd.conf" -b dc=example,dc=edu -l "$2" > "$dir/slapmodify.log" 2>&1 ||
+		fail "slapmodify of $2: $(cat "$dir/slapmodify.log")"
+	deploy/slapd-dev.sh restart "$1" || fail "the provider in $1 did not restart"
+}
+
 # --- 6. an entry its home provider added and never logged (a SIGKILL
 # between commit and accesslog): its peer never hears of it, and the
 # modifies that follow fail there. Made here by deleting the account's
@@ -340,12 +348,9 @@ home=$(home_of unlogged)
 if [ "$home" = "$P1" ]; then peer=$P2 pdir=$dir/mp/2; else peer=$P1 pdir=$dir/mp/1; fi
 wait_for "both providers to hold unlogged's probe charge" 100 converged unlogged 1
 udn="uid=unlogged,ou=usage,ou=privileges,dc=example,dc=edu"
-deploy/slapd-dev.sh stop "$pdir"
 printf 'dn: cn=print.pages@%s,%s\nchangetype: delete\n\ndn: %s\nchangetype: delete\n' \
 	"$period" "$udn" "$udn" > "$dir/gone.ldif"
-/usr/sbin/slapmodify -f "$pdir/slapd.conf" -b dc=example,dc=edu -l "$dir/gone.ldif" > "$dir/slapmodify.log" 2>&1 ||
-	fail "slapmodify (delete): $(cat "$dir/slapmodify.log")"
-deploy/slapd-dev.sh restart "$pdir" || fail "the peer provider did not restart"
+behind "$pdir" "$dir/gone.ldif"
 absent() { ! ldapsearch -x -H "ldap://127.0.0.1:$peer/" -D cn=admin,dc=example,dc=edu -w secret \
 	-b "$udn" -s base 1.1 > /dev/null 2>&1; }
 absent || fail "the peer still holds unlogged's usage entries"
@@ -378,12 +383,9 @@ rdn="cn=print.pages@$period,uid=refunded,ou=usage,ou=privileges,dc=example,dc=ed
 entry=$(ldapsearch -x -LLL -o ldif-wrap=no -H "ldap://127.0.0.1:$peer/" -D cn=admin,dc=example,dc=edu \
 	-w secret -b "$rdn" -s base privEntry | sed -n 's/^privEntry: //p' | grep '"kind":"refund"')
 [ -n "$entry" ] || fail "the peer holds no refund entry to take out"
-deploy/slapd-dev.sh stop "$pdir"
 printf 'dn: %s\nchangetype: modify\ndelete: privEntry\nprivEntry: %s\n-\ndelete: privRequest\nprivRequest: r-refund\n-\ndelete: privRefund\nprivRefund: r-charge 2\n-\nreplace: privUsed\nprivUsed: 6\n' \
 	"$rdn" "$entry" > "$dir/unrefund.ldif"
-/usr/sbin/slapmodify -f "$pdir/slapd.conf" -b dc=example,dc=edu -l "$dir/unrefund.ldif" > "$dir/slapmodify.log" 2>&1 ||
-	fail "slapmodify (unrefund): $(cat "$dir/slapmodify.log")"
-deploy/slapd-dev.sh restart "$pdir" || fail "the peer provider did not restart"
+behind "$pdir" "$dir/unrefund.ldif"
 [ "$(used_at "$peer" refunded)" = 6 ] || fail "the peer does not hold the charge whole"
 code=$(curl -s -o "$dir/replay.json" -w '%{http_code}' -H "$C" \
 	-d '{"request_id":"r-refund","charge_id":"r-charge","amount":2}' \
@@ -421,12 +423,9 @@ rdn="cn=print.pages@$period,uid=unanswered,ou=usage,ou=privileges,dc=example,dc=
 entry=$(ldapsearch -x -LLL -o ldif-wrap=no -H "ldap://127.0.0.1:$peer/" -D cn=admin,dc=example,dc=edu \
 	-w secret -b "$rdn" -s base privEntry | sed -n 's/^privEntry: //p' | grep '"kind":"refund"')
 [ -n "$entry" ] || fail "the peer holds no refund entry of unanswered to take out"
-deploy/slapd-dev.sh stop "$pdir"
 printf 'dn: %s\nchangetype: modify\ndelete: privEntry\nprivEntry: %s\n-\ndelete: privRequest\nprivRequest: u-refund\n-\ndelete: privRefund\nprivRefund: u-charge 2\n-\nreplace: privUsed\nprivUsed: 7\n' \
 	"$rdn" "$entry" > "$dir/unrefund.ldif"
-/usr/sbin/slapmodify -f "$pdir/slapd.conf" -b dc=example,dc=edu -l "$dir/unrefund.ldif" > "$dir/slapmodify.log" 2>&1 ||
-	fail "slapmodify (unrefund): $(cat "$dir/slapmodify.log")"
-deploy/slapd-dev.sh restart "$pdir" || fail "the peer provider did not restart"
+behind "$pdir" "$dir/unrefund.ldif"
 # mend looks a second time 15 s after the lost answer
 wait_for "the peer to hold the refund whose answer was lost again" 400 converged unanswered 5
 grep -q "mend: $rdn at .* lacked 3 values" "$dir/privd-e.log" ||
@@ -453,12 +452,9 @@ mdn="cn=print.pages@$period,uid=merged,ou=usage,ou=privileges,dc=example,dc=edu"
 entry=$(ldapsearch -x -LLL -o ldif-wrap=no -H "ldap://127.0.0.1:$peer/" -D cn=admin,dc=example,dc=edu \
 	-w secret -b "$mdn" -s base privEntry | sed -n 's/^privEntry: //p' | grep '"id":"m-two"')
 [ -n "$entry" ] || fail "the peer holds no entry of m-two to take out"
-deploy/slapd-dev.sh stop "$pdir"
 printf 'dn: %s\nchangetype: modify\ndelete: privEntry\nprivEntry: %s\n-\ndelete: privRequest\nprivRequest: m-two\n-\nreplace: privUsed\nprivUsed: 2\n' \
 	"$mdn" "$entry" > "$dir/unmerge.ldif"
-/usr/sbin/slapmodify -f "$pdir/slapd.conf" -b dc=example,dc=edu -l "$dir/unmerge.ldif" > "$dir/slapmodify.log" 2>&1 ||
-	fail "slapmodify (unmerge): $(cat "$dir/slapmodify.log")"
-deploy/slapd-dev.sh restart "$pdir" || fail "the peer provider did not restart"
+behind "$pdir" "$dir/unmerge.ldif"
 "$PRIVD" -c config/dev.yaml -W "$BOTH" --check-ledger > "$dir/cmp.out" 2>&1 &&
 	fail "--check-ledger did not see the entry the peer lacks: $(cat "$dir/cmp.out")"
 grep -q "^merged/print.pages@$period: .*not on\|^merged/print.pages@$period: .* holds " "$dir/cmp.out" ||
