@@ -162,7 +162,7 @@ ASAN	= -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recove
 asan:
 	@deploy/deps.sh
 	@$(MAKE) --no-print-directory -j2 B=build/asan OPT="-O1 -g" SAN="$(ASAN)" all tests
-	@ROUNDS=1 AWAY_ROUNDS=1 $(MAKE) --no-print-directory B=build/asan OPT="-O1 -g" VALGRIND= \
+	@ROUNDS=1 AWAY_ROUNDS=1 AWAY_FAULTS=partition $(MAKE) --no-print-directory B=build/asan OPT="-O1 -g" VALGRIND= \
 		BULK_ACCOUNTS=2000 BUSY_CHARGES=3000 \
 		SHELL_TESTS="directory daemon modeltest pam consumers jepsen" \
 		SAN="$(ASAN)" unit integration

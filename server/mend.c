@@ -217,7 +217,7 @@ done:
 	return rc;
 }
 
-enum mended { MEND_DONE, MEND_LATER, MEND_ABSENT };
+enum mended { MEND_DONE, MEND_LATER, MEND_ABSENT, MEND_CONFLICT };
 
 /*
  * Makes peer hold h: dn as its home holds it, read twice around probes
@@ -226,7 +226,8 @@ enum mended { MEND_DONE, MEND_LATER, MEND_ABSENT };
  * whatever differs is a write one of them never logged: home, which took
  * every write of dn, is the truth. Values a peer holds alone of a set that
  * only grows (a ledger, a voucher's claim) are a move this cannot judge:
- * MEND_LATER, and privd --check-ledger names them if they stay.
+ * MEND_CONFLICT, said once; privd --check-ledger names them (and with
+ * --repair over every provider, merges them: merge.h).
  */
 static enum mended
 mend_one(const struct state *h, LDAP *peer, const char *peer_uri, const char *dn)
@@ -258,7 +259,10 @@ mend_one(const struct state *h, LDAP *peer, const char *peer_uri, const char *dn
 			goto done;
 		}
 		if (sets[i].grows && drop[i][0] != NULL) {
-			out = MEND_LATER;
+			log_warn("mend: %s at %s holds %zu %s values its home provider does not: "
+			    "not changed; privd --check-ledger names what differs", dn, peer_uri,
+			    strv_len(drop[i]), sets[i].attr);
+			out = MEND_CONFLICT;
 			goto done;
 		}
 		if (add[i][0] != NULL) {
@@ -382,6 +386,7 @@ look(struct note *n)
 				again = 1;
 				break;
 			case MEND_DONE:
+			case MEND_CONFLICT:
 				break;
 			}
 		state_free(&h1);

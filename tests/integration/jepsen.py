@@ -321,8 +321,9 @@ def check(out, limit, vfile, urls, accounts):
     counts["answered"] = sum(1 for o in ops if o["status"] in (200, 201))
     counts["unanswered"] = sum(1 for o in ops if o["status"] in RETRY)
     want = expected_money(ops)
+    viewed = {}		# (url, account): its View, read once
     for acct in accounts:
-        views = [View(u, acct) for u in urls]
+        views = [viewed.setdefault((u, acct), View(u, acct)) for u in urls]
         mine = [o for o in ops if o["acct"] == acct and o["status"] in (200, 201)]
         closed = {o["id"] for o in mine if o["op"] == "close"}
         # a close sent again after a lost answer finds the session gone:
@@ -381,7 +382,7 @@ def check(out, limit, vfile, urls, accounts):
             claims = [r.split()[0] for e in vs for r in e.get("privRedeemed", [])]
             keys.append(sorted(claims))
             # the top-up's request id: "voucher:" and half the hash (voucher.c)
-            paid = [a for a in accounts if View(u, a).has("topup", "voucher:" + h[:32])]
+            paid = [a for a in accounts if viewed[(u, a)].has("topup", "voucher:" + h[:32])]
             if len(claims) > 1 or len(paid) > 1 or len(won) > 1:
                 say(counts, "voucher", 1, "%s: claims %s, paid %s, won %s" % (code, claims, paid, won))
             if won and (claims != won[:1] or paid != won[:1]):

@@ -45,7 +45,7 @@ ROUNDS=${ROUNDS:-5}
 FAULTS=${FAULTS:-kill-provider partition kill-privd}
 LIMIT=${LIMIT:-40}
 ACCTS=4			# accounts a round
-STEPS=${STEPS:-30}	# operations a worker (two an account) starts
+STEPS=${STEPS:-15}	# operations a worker (two an account) starts
 VOUCHERS=3		# vouchers a round, each redeemed by two accounts
 . tests/integration/lib.sh
 
