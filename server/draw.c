@@ -51,10 +51,11 @@ conn(const struct draw_ops *ops, struct quota_req *q, const char *rid, enum draw
     struct err *e)
 {
 	int away = op == DRAW_CHARGE || op == DRAW_HOLD || op == DRAW_VOID;
+	int (*get)(const char *, LDAP **, struct err *) =
+	    away || ops->get_at_home == NULL ? ops->get_home : ops->get_at_home;
 	LDAP *ld;
 
-	if ((away || ops->get_at_home == NULL ? ops->get_home(q->uid, &ld, e) :
-	    ops->get_at_home(q->uid, &ld, e)) != 0)
+	if (get(q->uid, &ld, e) != 0)
 		return NULL;
 	q->home = ops->is_home(ld, q->uid);
 	if (rid != NULL && !q->home && indoubt_has(q->uid, rid)) {

@@ -337,6 +337,16 @@ behind() {	# PDIR LDIF
 	deploy/slapd-dev.sh restart "$1" || fail "the provider in $1 did not restart"
 }
 
+# sets peer and pdir: the provider that is not HOME, and its directory
+peer_of() {	# HOME
+	if [ "$1" = "$P1" ]; then peer=$P2 pdir=$dir/mp/2; else peer=$P1 pdir=$dir/mp/1; fi
+}
+# the ledger entry of usage entry DN at the peer that holds TEXT
+peer_entry() {	# DN TEXT
+	ldapsearch -x -LLL -o ldif-wrap=no -H "ldap://127.0.0.1:$peer/" -D cn=admin,dc=example,dc=edu \
+		-w secret -b "$1" -s base privEntry | sed -n 's/^privEntry: //p' | grep -F "$2"
+}
+
 # --- 6. an entry its home provider added and never logged (a SIGKILL
 # between commit and accesslog): its peer never hears of it, and the
 # modifies that follow fail there. Made here by deleting the account's
@@ -345,7 +355,7 @@ behind() {	# PDIR LDIF
 # them, and the peer must hold them again
 add_account unlogged test/open@lab "$UA"
 home=$(home_of unlogged)
-if [ "$home" = "$P1" ]; then peer=$P2 pdir=$dir/mp/2; else peer=$P1 pdir=$dir/mp/1; fi
+peer_of "$home"
 wait_for "both providers to hold unlogged's probe charge" 100 converged unlogged 1
 udn="uid=unlogged,ou=usage,ou=privileges,dc=example,dc=edu"
 printf 'dn: cn=print.pages@%s,%s\nchangetype: delete\n\ndn: %s\nchangetype: delete\n' \
@@ -373,15 +383,14 @@ echo "multi.sh: usage entries its home provider holds and its peer never heard o
 # refund is a replay at home, which sends mend to copy what the peer lacks
 add_account refunded test/open@lab "$UA"
 home=$(home_of refunded)
-if [ "$home" = "$P1" ]; then peer=$P2 pdir=$dir/mp/2; else peer=$P1 pdir=$dir/mp/1; fi
+peer_of "$home"
 curl -sf -H "$C" -d '{"request_id":"r-charge","amount":5}' \
 	"$UA/v1/accounts/refunded/quotas/print.pages/charges" > /dev/null || fail "refunded's charge failed"
 curl -sf -H "$C" -d '{"request_id":"r-refund","charge_id":"r-charge","amount":2}' \
 	"$UA/v1/accounts/refunded/quotas/print.pages/refunds" > /dev/null || fail "refunded's refund failed"
 wait_for "both providers to hold refunded's refund" 100 converged refunded 4
 rdn="cn=print.pages@$period,uid=refunded,ou=usage,ou=privileges,dc=example,dc=edu"
-entry=$(ldapsearch -x -LLL -o ldif-wrap=no -H "ldap://127.0.0.1:$peer/" -D cn=admin,dc=example,dc=edu \
-	-w secret -b "$rdn" -s base privEntry | sed -n 's/^privEntry: //p' | grep '"kind":"refund"')
+entry=$(peer_entry "$rdn" '"kind":"refund"')
 [ -n "$entry" ] || fail "the peer holds no refund entry to take out"
 printf 'dn: %s\nchangetype: modify\ndelete: privEntry\nprivEntry: %s\n-\ndelete: privRequest\nprivRequest: r-refund\n-\ndelete: privRefund\nprivRefund: r-charge 2\n-\nreplace: privUsed\nprivUsed: 6\n' \
 	"$rdn" "$entry" > "$dir/unrefund.ldif"
@@ -408,7 +417,7 @@ add_account unanswered test/open@lab "$UA"
 wait_for "a first charge of unanswered" 100 curl -sf -o /dev/null -H "$C" \
 	-d '{"request_id":"u-first","amount":1}' "$UA/v1/accounts/unanswered/quotas/print.pages/charges"
 home=$(home_of unanswered)
-if [ "$home" = "$P1" ]; then peer=$P2 pdir=$dir/mp/2; else peer=$P1 pdir=$dir/mp/1; fi
+peer_of "$home"
 HE=$(PRIVD_FAULT=answer:lose=uid=unanswered, start_privd e "$home")
 UE=http://127.0.0.1:$HE
 wait_for "privd e" 200 curl -sf "$UE/readyz"
@@ -420,8 +429,7 @@ code=$(curl -s -o "$dir/lost.json" -w '%{http_code}' -H "$C" \
 [ "$code" = 503 ] || fail "the refund whose answer was lost answered $code: $(cat "$dir/lost.json")"
 wait_for "both providers to hold unanswered's refund" 100 converged unanswered 5
 rdn="cn=print.pages@$period,uid=unanswered,ou=usage,ou=privileges,dc=example,dc=edu"
-entry=$(ldapsearch -x -LLL -o ldif-wrap=no -H "ldap://127.0.0.1:$peer/" -D cn=admin,dc=example,dc=edu \
-	-w secret -b "$rdn" -s base privEntry | sed -n 's/^privEntry: //p' | grep '"kind":"refund"')
+entry=$(peer_entry "$rdn" '"kind":"refund"')
 [ -n "$entry" ] || fail "the peer holds no refund entry of unanswered to take out"
 printf 'dn: %s\nchangetype: modify\ndelete: privEntry\nprivEntry: %s\n-\ndelete: privRequest\nprivRequest: u-refund\n-\ndelete: privRefund\nprivRefund: u-charge 2\n-\nreplace: privUsed\nprivUsed: 7\n' \
 	"$rdn" "$entry" > "$dir/unrefund.ldif"
@@ -444,13 +452,12 @@ add_account merged test/open@lab "$UA"
 wait_for "a first charge of merged" 100 curl -sf -o /dev/null -H "$C" \
 	-d '{"request_id":"m-first","amount":1}' "$UA/v1/accounts/merged/quotas/print.pages/charges"
 home=$(home_of merged)
-if [ "$home" = "$P1" ]; then peer=$P2 pdir=$dir/mp/2; else peer=$P1 pdir=$dir/mp/1; fi
+peer_of "$home"
 curl -sf -o /dev/null -H "$C" -d '{"request_id":"m-two","amount":3}' \
 	"$UA/v1/accounts/merged/quotas/print.pages/charges" || fail "merged's charge failed"
 wait_for "both providers to hold merged's charges" 100 converged merged 5
 mdn="cn=print.pages@$period,uid=merged,ou=usage,ou=privileges,dc=example,dc=edu"
-entry=$(ldapsearch -x -LLL -o ldif-wrap=no -H "ldap://127.0.0.1:$peer/" -D cn=admin,dc=example,dc=edu \
-	-w secret -b "$mdn" -s base privEntry | sed -n 's/^privEntry: //p' | grep '"id":"m-two"')
+entry=$(peer_entry "$mdn" '"id":"m-two"')
 [ -n "$entry" ] || fail "the peer holds no entry of m-two to take out"
 printf 'dn: %s\nchangetype: modify\ndelete: privEntry\nprivEntry: %s\n-\ndelete: privRequest\nprivRequest: m-two\n-\nreplace: privUsed\nprivUsed: 2\n' \
 	"$mdn" "$entry" > "$dir/unmerge.ldif"
